@@ -1,0 +1,370 @@
+"""EncodedData: a pandas DataFrame turned once into int32 state codes plus the states they stand for.
+
+Every learner encodes its input once, at the top of ``fit``; the kernels only ever see ``codes``. States keep the
+user's own values and types (``0`` stays a Python ``int``, ``"yes"`` a ``str``, ``True`` a ``bool``), so learned
+CPDs and predictions come back in the user's labels.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["EncodedData", "encode", "MISSING_POLICIES"]
+
+MISSING_POLICIES = ("error", "skip")
+
+
+def _to_python(value):
+    """numpy scalar -> the matching Python scalar; anything else unchanged."""
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _is_missing(value) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _sort_states(values: list) -> list:
+    """Sorted states; values of mixed, unorderable types are sorted by (type name, repr) for determinism."""
+    try:
+        return sorted(values)
+    except TypeError:
+        return sorted(values, key=lambda v: (type(v).__name__, repr(v)))
+
+
+def _column_kind(col, series: pd.Series) -> str:
+    """'category' | 'bool' | 'int' | 'float' | 'object'; raises for unsupported dtypes."""
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "category"
+    if pd.api.types.is_bool_dtype(dtype):
+        return "bool"
+    if pd.api.types.is_integer_dtype(dtype):
+        return "int"
+    if pd.api.types.is_float_dtype(dtype):
+        return "float"
+    if pd.api.types.is_complex_dtype(dtype):
+        raise TypeError(f"Column {col!r} has complex values; pgmpy-ext needs discrete columns.")
+    if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+        raise TypeError(f"Column {col!r} has datetime/timedelta values; convert it to discrete labels first.")
+    return "object"
+
+
+def _float_is_discrete(values: np.ndarray) -> bool:
+    finite = values[~np.isnan(values)]
+    return bool(np.all(np.isfinite(finite)) and np.all(finite == np.round(finite)))
+
+
+@dataclass(eq=False)
+class EncodedData:
+    """Integer-coded discrete data: the one input every pgmpy-ext kernel and engine sees.
+
+    Build it with :func:`encode` (or :meth:`EncodedData.from_frame`); encode new data with the fitted states
+    through :meth:`transform`.
+
+    Attributes
+    ----------
+    codes : numpy.ndarray of int32, shape (n_rows, n_cols)
+        C-contiguous state codes; ``codes[r, k]`` indexes ``states[k]``; ``-1`` marks a missing cell (only
+        with ``missing="skip"``).
+    columns : list
+        Column labels, in order.
+    states : list of list
+        Per column, the ordered original states as Python scalars: category order if the column is categorical,
+        otherwise sorted (booleans ``[False, True]``).
+    cards : numpy.ndarray of intp, shape (n_cols,)
+        Number of states per column.
+    weights : numpy.ndarray of float64, shape (n_rows,), or None
+        Optional non-negative row weights.
+    missing : {"error", "skip"}
+        Missing-value policy: ``"error"`` rejects missing cells, ``"skip"`` codes them as -1 (kernels then do
+        available-case counting, as pgmpy does).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pgmpy_ext.data import encode
+    >>> df = pd.DataFrame({"smoke": ["yes", "no", "yes"], "n": [2, 0, 2]})
+    >>> data = encode(df)
+    >>> data.codes.tolist()
+    [[1, 1], [0, 0], [1, 1]]
+    >>> data.state_names
+    {'smoke': ['no', 'yes'], 'n': [0, 2]}
+    >>> data.transform(pd.DataFrame({"smoke": ["no"], "n": [2]})).codes.tolist()
+    [[0, 1]]
+    """
+
+    codes: np.ndarray
+    columns: list
+    states: list
+    weights: np.ndarray | None = None
+    missing: str = "error"
+    cards: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        self.codes = np.ascontiguousarray(self.codes, dtype=np.int32)
+        if self.codes.ndim != 2:
+            raise ValueError(f"codes must be 2-D (n_rows, n_cols), got shape {self.codes.shape}.")
+        self.columns = list(self.columns)
+        self.states = [list(s) for s in self.states]
+        if len(self.columns) != self.codes.shape[1] or len(self.states) != self.codes.shape[1]:
+            raise ValueError("columns, states and codes must describe the same number of columns.")
+        if len(set(self.columns)) != len(self.columns):
+            raise ValueError(f"column labels must be unique, got {self.columns!r}.")
+        self.cards = np.array([len(s) for s in self.states], dtype=np.intp)
+        self._index = {c: k for k, c in enumerate(self.columns)}
+        if self.missing not in MISSING_POLICIES:
+            raise ValueError(f"missing == {self.missing!r}, must be one of {MISSING_POLICIES}.")
+        if self.weights is not None:
+            self.weights = _check_weights(self.weights, self.codes.shape[0])
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_frame(cls, df: pd.DataFrame, *, states: Mapping | None = None, weights=None,
+                   missing: str = "error") -> EncodedData:
+        """Encode a DataFrame; see :func:`encode`."""
+        return encode(df, states=states, weights=weights, missing=missing)
+
+    # ------------------------------------------------------------------ basic facts
+    @property
+    def n_rows(self) -> int:
+        return int(self.codes.shape[0])
+
+    @property
+    def n_cols(self) -> int:
+        return int(self.codes.shape[1])
+
+    @property
+    def state_names(self) -> dict:
+        """``{column: [states]}``, the form pgmpy's ``state_names`` arguments take."""
+        return {c: list(s) for c, s in zip(self.columns, self.states)}
+
+    @property
+    def has_missing(self) -> bool:
+        return bool(self.missing == "skip" and (self.codes < 0).any())
+
+    def index(self, column) -> int:
+        """Position of ``column``; a clear KeyError if it is unknown."""
+        try:
+            return self._index[column]
+        except (KeyError, TypeError):
+            raise KeyError(f"Column {column!r} is not in the data (columns: {self.columns!r}).") from None
+
+    def indices(self, columns: Sequence) -> np.ndarray:
+        return np.array([self.index(c) for c in columns], dtype=np.intp)
+
+    def card(self, column) -> int:
+        return int(self.cards[self.index(column)])
+
+    def total_weight(self) -> float:
+        return float(self.n_rows if self.weights is None else self.weights.sum())
+
+    def kernel_weights(self, weights=None) -> np.ndarray:
+        """Row weights for a kernel: ``weights`` if given, else ``self.weights``, else an empty array (= all ones)."""
+        if weights is not None:
+            return _check_weights(weights, self.n_rows)
+        if self.weights is not None:
+            return self.weights
+        return np.empty(0, dtype=np.float64)
+
+    def weights_or_ones(self, weights=None) -> np.ndarray:
+        """Like :meth:`kernel_weights` but always a full (n_rows,) vector."""
+        w = self.kernel_weights(weights)
+        return w if w.shape[0] else np.ones(self.n_rows, dtype=np.float64)
+
+    def decode(self, column, codes) -> list:
+        """State labels of ``codes`` (-1 -> None) in column ``column``."""
+        st = self.states[self.index(column)]
+        return [None if c < 0 else st[c] for c in np.asarray(codes).tolist()]
+
+    # ------------------------------------------------------------------ derived data
+    def select(self, columns: Sequence) -> EncodedData:
+        """The same rows restricted to ``columns`` (in that order); codes are copied."""
+        idx = self.indices(columns)
+        return EncodedData(self.codes[:, idx], [self.columns[k] for k in idx], [self.states[k] for k in idx],
+                           weights=self.weights, missing=self.missing)
+
+    def take(self, rows) -> EncodedData:
+        """The rows ``rows`` (indices or a boolean mask) with the same states."""
+        rows = np.asarray(rows)
+        return EncodedData(self.codes[rows], self.columns, self.states,
+                           weights=None if self.weights is None else self.weights[rows], missing=self.missing)
+
+    def with_weights(self, weights) -> EncodedData:
+        return EncodedData(self.codes, self.columns, self.states, weights=weights, missing=self.missing)
+
+    def to_frame(self, categorical: bool = True) -> pd.DataFrame:
+        """Decode back to a DataFrame in the original labels (categorical dtype with the fitted state order)."""
+        out = {}
+        for k, c in enumerate(self.columns):
+            cat = pd.Categorical.from_codes(self.codes[:, k], categories=pd.Index(self.states[k], dtype=object))
+            out[c] = cat if categorical else np.asarray(cat.astype(object))
+        return pd.DataFrame(out)
+
+    def transform(self, df: pd.DataFrame, *, columns: Sequence | None = None, weights=None) -> EncodedData:
+        """Encode new data with the states learned here.
+
+        Parameters
+        ----------
+        df : DataFrame
+            Must contain ``columns`` (default: all fitted columns).
+        columns : sequence, optional
+            Subset of fitted columns to encode (e.g. the features without the class).
+        weights : array-like, optional
+            Row weights of the new data.
+
+        Raises
+        ------
+        ValueError
+            For a missing column, a value not seen at fit time (naming column, value, row and the known
+            states), or a missing cell under ``missing="error"``.
+        """
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"transform expects a pandas DataFrame, got {type(df).__name__}.")
+        cols = self.columns if columns is None else list(columns)
+        absent = [c for c in cols if c not in df.columns]
+        if absent:
+            raise ValueError(f"Columns {absent!r} were present at fit time but are missing from the data.")
+        st = {c: self.states[self.index(c)] for c in cols}
+        return encode(df[cols], states=st, weights=weights, missing=self.missing, strict_states=True)
+
+    def __repr__(self) -> str:
+        return (f"EncodedData(n_rows={self.n_rows}, n_cols={self.n_cols}, cards={self.cards.tolist()}, "
+                f"weighted={self.weights is not None}, missing={self.missing!r})")
+
+
+def _check_weights(weights, n_rows: int) -> np.ndarray:
+    w = np.ascontiguousarray(np.asarray(weights, dtype=np.float64))
+    if w.ndim != 1 or w.shape[0] != n_rows:
+        raise ValueError(f"weights must be a 1-D array of length n_rows = {n_rows}, got shape {w.shape}.")
+    if not np.all(np.isfinite(w)) or (w < 0).any():
+        raise ValueError("weights must be finite and >= 0.")
+    return w
+
+
+def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, missing: str = "error",
+           strict_states: bool = True) -> EncodedData:
+    """Encode a DataFrame of discrete columns into :class:`EncodedData`. The DataFrame is not modified.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Columns of dtype category, object/str, bool or integer. Float columns are accepted only when every
+        non-missing value is a whole number (e.g. integer codes read as float); real-valued columns raise.
+    states : mapping, optional
+        ``{column: [states, ...]}`` declaring the states (and their order) of some columns; declared states
+        may include values that do not occur in ``df``. A value outside the declared list raises.
+    weights : array-like of shape (n_rows,), optional
+        Non-negative row weights.
+    missing : {"error", "skip"}, default "error"
+        ``"error"`` raises on NaN/None; ``"skip"`` codes missing cells as -1.
+    strict_states : bool, default True
+        Kept for symmetry with :meth:`EncodedData.transform`; an undeclared value always raises.
+
+    Returns
+    -------
+    EncodedData
+
+    Raises
+    ------
+    ValueError
+        Empty data, duplicated column labels, a real-valued float column, a missing cell with
+        ``missing="error"``, a value outside declared states.
+    TypeError
+        Not a DataFrame, or unhashable cells.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}.")
+    if missing not in MISSING_POLICIES:
+        raise ValueError(f"missing == {missing!r}, must be one of {MISSING_POLICIES}.")
+    if df.shape[1] == 0:
+        raise ValueError("The data has no columns; pgmpy-ext needs at least one discrete column.")
+    if df.shape[0] == 0:
+        raise ValueError("The data has no rows (0 samples); pgmpy-ext needs at least one row.")
+    if df.columns.has_duplicates:
+        dup = df.columns[df.columns.duplicated()].tolist()
+        raise ValueError(f"Column labels must be unique; duplicated: {dup!r}.")
+    states = dict(states or {})
+    unknown = [c for c in states if c not in df.columns]
+    if unknown:
+        raise ValueError(f"states declares columns {unknown!r} that are not in the data (columns: "
+                         f"{list(df.columns)!r}).")
+    n = df.shape[0]
+    codes = np.empty((n, df.shape[1]), dtype=np.int32, order="C")
+    all_states = []
+    for k, col in enumerate(df.columns):
+        codes[:, k], st = _encode_column(col, df[col], states.get(col), missing)
+        all_states.append(st)
+    return EncodedData(codes, list(df.columns), all_states, weights=weights, missing=missing)
+
+
+def _encode_column(col, series: pd.Series, declared, missing: str):
+    kind = _column_kind(col, series)
+    if kind == "float":
+        raw = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        if not _float_is_discrete(raw):
+            finite = raw[~np.isnan(raw)]
+            bad = finite[~np.isfinite(finite) | (finite != np.round(finite))]
+            raise ValueError(
+                f"Column {col!r} has float values (e.g. {float(bad[0])!r}); pgmpy-ext needs discrete columns. "
+                "Pass a discretiser (e.g. pgmpy_ext.preprocessing), or cast it to category.")
+    # factorize is hash based and vectorised; only the (few) distinct values go through Python.
+    try:
+        fcodes, uniques = pd.factorize(series, use_na_sentinel=True)
+    except TypeError:
+        raise TypeError("argument must be a string or a number") from None
+    uniques = [_to_python(v) for v in np.asarray(uniques, dtype=object)]
+    if kind == "object":
+        for v in uniques:
+            if not isinstance(v, Hashable):
+                raise TypeError("argument must be a string or a number")
+    miss = fcodes < 0
+    if miss.any() and missing == "error":
+        row = int(np.flatnonzero(miss)[0])
+        raise ValueError(f"Column {col!r} has a missing value (NaN/None) at row {row}; pgmpy-ext's default "
+                         "missing='error' rejects it. Impute or drop it, or use missing='skip' where the learner "
+                         "supports available-case counting.")
+    if declared is not None:
+        st = [_to_python(v) for v in declared]
+        if len({_state_key(v) for v in st}) != len(st):
+            raise ValueError(f"Declared states of column {col!r} contain duplicates: {st!r}.")
+    elif kind == "category":
+        st = [_to_python(v) for v in series.cat.categories]
+    elif kind == "bool":
+        st = [False, True]
+    else:
+        st = _sort_states(uniques)
+        if kind == "float":
+            st = [float(v) for v in st]
+    if not st:
+        raise ValueError(f"Column {col!r} has no observed value (all missing); cannot infer its states.")
+    lookup = {_state_key(v): i for i, v in enumerate(st)}
+    remap = np.array([lookup.get(_state_key(v), -1) for v in uniques] + [-1], dtype=np.int32)
+    out = remap[fcodes]  # fcodes == -1 picks the trailing -1
+    unseen = np.flatnonzero((out < 0) & ~miss)
+    if unseen.size:
+        r = int(unseen[0])
+        raise ValueError(f"Column {col!r} has value {uniques[fcodes[r]]!r} at row {r} that was not seen during fit "
+                         f"(known: {st!r}).")
+    return out, st
+
+
+def _state_key(v):
+    """Key under which states are matched: numpy scalars compare as Python scalars; bool stays distinct from int."""
+    v = _to_python(v)
+    if isinstance(v, bool):
+        return ("bool", v)
+    if isinstance(v, numbers.Integral):
+        return ("num", int(v))
+    if isinstance(v, float) and math.isfinite(v) and v == int(v):
+        return ("num", int(v))
+    return ("other", v)
