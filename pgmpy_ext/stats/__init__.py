@@ -1,0 +1,14 @@
+"""Python wrappers around the Cython kernels (the only package that imports pgmpy_ext._core)."""
+
+from pgmpy_ext.stats._counting import (
+    PairwiseCounts,
+    UniqueRows,
+    family_counts,
+    family_counts_codes,
+    pair_offsets,
+    pairwise_counts,
+    unique_rows,
+)
+
+__all__ = ["PairwiseCounts", "UniqueRows", "family_counts", "family_counts_codes", "pair_offsets",
+           "pairwise_counts", "unique_rows"]

@@ -1,0 +1,228 @@
+"""Python wrappers around the counting kernels: validate, allocate, call. Only pgmpy_ext.stats imports _core."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from pgmpy_ext._core import _counting
+from pgmpy_ext.data import EncodedData
+
+__all__ = ["family_counts", "family_counts_codes", "pair_offsets", "pairwise_counts", "PairwiseCounts",
+           "unique_rows", "UniqueRows"]
+
+
+def family_counts_codes(codes: np.ndarray, columns: Sequence[int], cards: Sequence[int],
+                        weights: np.ndarray | None = None) -> np.ndarray:
+    """Counts of the family ``columns`` (child first) on a raw code matrix; returns an array shaped ``cards``."""
+    cols = np.asarray(columns, dtype=np.intp)
+    cds = np.asarray(cards, dtype=np.intp)
+    out = np.zeros(int(np.prod(cds)) if cds.size else 1, dtype=np.float64)
+    w = np.empty(0, dtype=np.float64) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    _counting.family_counts(codes, cols, cds, w, out)
+    return out.reshape(tuple(cds))
+
+
+def family_counts(data: EncodedData, child, parents: Sequence = (), weights=None, *,
+                  sort_parents: bool = True) -> np.ndarray:
+    """Counts N[child, *parents] of one family, C-order over ``(child, *sorted(parents))``.
+
+    With sorted parents, ``counts.reshape(card_child, -1)`` is laid out like ``TabularCPD.get_values()`` with
+    ``evidence=sorted(parents)`` (the order pgmpy's estimators use). Rows where the child or a parent is missing
+    (-1) are skipped (available-case counting).
+
+    Parameters
+    ----------
+    data : EncodedData
+    child : column label
+    parents : sequence of column labels
+    weights : array-like of shape (n_rows,), optional
+        Overrides ``data.weights``.
+    sort_parents : bool, default True
+        Sort parents as pgmpy does (by label); False keeps the given order.
+
+    Returns
+    -------
+    numpy.ndarray of float64 with shape ``(card(child), *card(parents))``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pgmpy_ext.data import encode
+    >>> data = encode(pd.DataFrame({"A": [0, 1, 1, 1], "B": ["u", "u", "v", "v"]}))
+    >>> family_counts(data, "A", ["B"]).tolist()
+    [[1.0, 0.0], [1.0, 2.0]]
+    """
+    parents = list(parents)
+    if child in parents:
+        raise ValueError(f"Column {child!r} cannot be its own parent.")
+    if sort_parents:
+        parents = _sorted_labels(parents)
+    cols = data.indices([child, *parents])
+    out = np.zeros(int(np.prod(data.cards[cols])), dtype=np.float64)
+    _counting.family_counts(data.codes, cols, data.cards[cols], data.kernel_weights(weights), out)
+    return out.reshape(tuple(data.cards[cols]))
+
+
+def _sorted_labels(labels: list) -> list:
+    try:
+        return sorted(labels)
+    except TypeError:
+        return sorted(labels, key=lambda v: (type(v).__name__, repr(v)))
+
+
+def pair_offsets(cards: np.ndarray, cond_card: int = 1) -> np.ndarray:
+    """Start of each pair's table in the flat pairwise buffer; pairs (i < j) in lexicographic order."""
+    cards = np.asarray(cards, dtype=np.intp)
+    m = cards.shape[0]
+    iu, ju = np.triu_indices(m, k=1)
+    sizes = cards[iu] * cards[ju] * int(cond_card)
+    off = np.zeros(sizes.shape[0] + 1, dtype=np.intp)
+    np.cumsum(sizes, out=off[1:])
+    return off
+
+
+@dataclass
+class PairwiseCounts:
+    """All pairwise joint counts N[i, j, x_i, x_j, c] of m features with one conditioning variable C.
+
+    Attributes
+    ----------
+    flat : float64 (offsets[-1],)
+        Pair p = (i, j), i < j in lexicographic order, occupies ``flat[offsets[p]:offsets[p+1]]``, C-order over
+        ``(x_i, x_j, c)``.
+    offsets : intp (m*(m-1)/2 + 1,)
+    cards : intp (m,)
+        Feature cardinalities.
+    cond_card : int
+        Cardinality of C (1 when unconditioned).
+    features : list
+        Feature labels, in the order of ``cards``.
+    """
+
+    flat: np.ndarray
+    offsets: np.ndarray
+    cards: np.ndarray
+    cond_card: int
+    features: list
+
+    @property
+    def n_features(self) -> int:
+        return int(self.cards.shape[0])
+
+    def pair_index(self, i: int, j: int) -> int:
+        """Index p of the pair (i, j), i != j (order-free)."""
+        if i == j:
+            raise ValueError("a pair needs two distinct features.")
+        if i > j:
+            i, j = j, i
+        m = self.n_features
+        return i * m - i * (i + 1) // 2 + (j - i - 1)
+
+    def table(self, i: int, j: int) -> np.ndarray:
+        """The (card_i, card_j, cond_card) table of features i and j (transposed if i > j)."""
+        p = self.pair_index(i, j)
+        a, b = min(i, j), max(i, j)
+        t = self.flat[self.offsets[p]:self.offsets[p + 1]].reshape(self.cards[a], self.cards[b], self.cond_card)
+        return t if i < j else t.transpose(1, 0, 2)
+
+
+def pairwise_counts(data: EncodedData, features: Sequence | None = None, cond=None, weights=None,
+                    n_jobs: int = 1) -> PairwiseCounts:
+    """All pairwise joint counts of ``features`` conditioned on ``cond`` (None: unconditioned), in one pass.
+
+    Parameters
+    ----------
+    data : EncodedData
+    features : sequence of labels, optional
+        Default: every column except ``cond``.
+    cond : label, optional
+        Conditioning variable (e.g. the class).
+    weights : array-like, optional
+    n_jobs : int, default 1
+        OpenMP threads over disjoint pair blocks; results are bit-identical for every value.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pgmpy_ext.data import encode
+    >>> data = encode(pd.DataFrame({"A": [0, 1, 1], "B": [0, 0, 1], "C": [1, 1, 0]}))
+    >>> pc = pairwise_counts(data, ["A", "B"], cond="C")
+    >>> pc.table(0, 1)[:, :, 1].tolist()   # N[A, B | C=1]
+    [[1.0, 0.0], [1.0, 0.0]]
+    """
+    if features is None:
+        features = [c for c in data.columns if c != cond]
+    features = list(features)
+    if cond is not None and cond in features:
+        raise ValueError(f"The conditioning variable {cond!r} cannot also be a feature.")
+    fidx = data.indices(features)
+    cards = data.cards[fidx].copy()
+    if cond is None:
+        cidx, ccard = -1, 1
+    else:
+        cidx = data.index(cond)
+        ccard = int(data.cards[cidx])
+    off = pair_offsets(cards, ccard)
+    out = np.zeros(int(off[-1]), dtype=np.float64)
+    _counting.pairwise_counts(data.codes, fidx, cards, cidx, ccard, data.kernel_weights(weights), off, out,
+                              _n_threads(n_jobs))
+    return PairwiseCounts(out, off, cards, ccard, features)
+
+
+def _n_threads(n_jobs: int | None) -> int:
+    import os
+
+    if n_jobs is None:
+        return 1
+    if n_jobs < 0:
+        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    return max(1, int(n_jobs))
+
+
+@dataclass
+class UniqueRows:
+    """Unique-row compression: ``codes`` are the distinct rows, ``counts`` their (weighted) multiplicities and
+    ``inverse`` maps every original row to its unique row (``codes[inverse]`` reproduces the data)."""
+
+    codes: np.ndarray
+    counts: np.ndarray
+    inverse: np.ndarray
+
+
+def unique_rows(codes: np.ndarray, cards: np.ndarray, weights: np.ndarray | None = None) -> UniqueRows:
+    """Distinct rows of a code matrix with their multiplicities (summed weights when ``weights`` is given).
+
+    Rows are keyed with the mixed-radix kernel ``row_keys`` when the key fits in int64, else by a lexicographic
+    sort (``np.unique(axis=0)``). Unique rows come out in ascending key order, i.e. lexicographic order of codes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> u = unique_rows(np.array([[1, 0], [0, 1], [1, 0]], dtype=np.int32), np.array([2, 2]))
+    >>> u.codes.tolist(), u.counts.tolist(), u.inverse.tolist()
+    ([[0, 1], [1, 0]], [1.0, 2.0], [1, 0, 1])
+    """
+    codes = np.ascontiguousarray(codes, dtype=np.int32)
+    cards = np.asarray(cards, dtype=np.intp)
+    n = codes.shape[0]
+    if codes.ndim != 2 or cards.shape[0] != codes.shape[1]:
+        raise ValueError(f"codes must be (n_rows, n_cols) with one cardinality per column; got {codes.shape} "
+                         f"and {cards.shape[0]} cardinalities.")
+    if n == 0:
+        return UniqueRows(codes.copy(), np.zeros(0), np.zeros(0, dtype=np.intp))
+    log_space = float(np.sum(np.log2(cards.astype(np.float64) + 1.0)))
+    if log_space < 62.5:
+        keys = np.empty(n, dtype=np.int64)
+        _counting.row_keys(codes, cards, keys)
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        ucodes = codes[first]
+    else:
+        ucodes, inverse = np.unique(codes, axis=0, return_inverse=True)
+        ucodes = np.ascontiguousarray(ucodes)
+    inverse = inverse.reshape(-1).astype(np.intp)
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    counts = np.bincount(inverse, weights=w, minlength=ucodes.shape[0]).astype(np.float64)
+    return UniqueRows(ucodes, counts, inverse)
