@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 
-_PGMPY_IMPORT_WARNING = r"pgmpy\.estimators\.StructureScore is deprecated"
+_PGMPY_IMPORT_WARNING = r"`?pgmpy\.estimators\.StructureScore`? is deprecated"
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=_PGMPY_IMPORT_WARNING, category=FutureWarning)
