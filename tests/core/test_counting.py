@@ -1,0 +1,198 @@
+"""Counting kernels: hand-computed cases, hypothesis properties against numpy references, invariants."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose, assert_array_equal
+
+from pgmpy_ext._core import _counting
+from pgmpy_ext.data import encode
+from pgmpy_ext.stats import family_counts, family_counts_codes, pair_offsets, pairwise_counts, unique_rows
+from tests.reference import family_counts_ref, pairwise_counts_ref, unique_rows_ref
+
+# ----------------------------------------------------------------------------------------- hand-computed cases
+HAND = np.array([[0, 1, 2], [1, 1, 0], [0, 0, 2], [1, 1, 2], [0, 1, 2], [1, 0, -1]], dtype=np.int32)
+HAND_CARDS = np.array([2, 2, 3])
+
+
+def test_family_counts_hand():
+    # child col 0, parent col 1: (x0, x1) pairs: (0,1),(1,1),(0,0),(1,1),(0,1),(1,0)
+    t = family_counts_codes(HAND, [0, 1], HAND_CARDS[[0, 1]])
+    assert_array_equal(t, [[1, 2], [1, 2]])
+    # with col 2: the last row has a missing value and is skipped
+    t = family_counts_codes(HAND, [2, 0], HAND_CARDS[[2, 0]])
+    assert_array_equal(t, [[0, 1], [0, 0], [3, 1]])
+
+
+def test_family_counts_weighted_hand():
+    w = np.array([0.5, 1.0, 2.0, 0.0, 1.5, 3.0])
+    t = family_counts_codes(HAND, [1], [2], w)
+    assert_allclose(t, [2.0 + 3.0, 0.5 + 1.0 + 0.0 + 1.5])
+
+
+def test_family_counts_cardinality_one_and_empty():
+    X = np.zeros((4, 2), dtype=np.int32)
+    assert_array_equal(family_counts_codes(X, [0, 1], [1, 1]), [[4.0]])
+    empty = np.zeros((0, 2), dtype=np.int32)
+    assert_array_equal(family_counts_codes(empty, [0, 1], [2, 3]), np.zeros((2, 3)))
+
+
+def test_family_counts_dataframe_wrapper_sorts_parents_like_pgmpy():
+    df = pd.DataFrame({"C": ["a", "b", "a", "b"], "B": [0, 0, 1, 1], "A": [True, False, False, False]})
+    data = encode(df)
+    t = family_counts(data, "C", ["B", "A"])  # parents sorted -> (A, B)
+    assert t.shape == (2, 2, 2)
+    # C=a rows: (A=True,B=0), (A=False,B=1); C=b rows: (A=False,B=0), (A=False,B=1)
+    assert t[0, 1, 0] == 1 and t[0, 0, 1] == 1 and t[1, 0, 0] == 1 and t[1, 0, 1] == 1
+    assert t.sum() == 4
+
+
+def test_family_counts_matches_pgmpy_mle_layout(asia_df):
+    """counts.reshape(r, -1), normalised, is DiscreteMLE's CPD table with evidence = sorted parents."""
+    from pgmpy.parameter_estimator import DiscreteMLE
+
+    from pgmpy_ext._compat import DiscreteBayesianNetwork
+
+    model = DiscreteBayesianNetwork([("smoke", "dysp"), ("bronc", "dysp"), ("either", "dysp")])
+    df = asia_df[["smoke", "bronc", "either", "dysp"]]
+    cpd = {c.variable: c for c in DiscreteMLE().fit(model, df).parameters_}["dysp"]
+    data = encode(df)
+    t = family_counts(data, "dysp", ["smoke", "bronc", "either"]).reshape(2, -1)
+    assert cpd.variables[1:] == sorted(["smoke", "bronc", "either"])
+    assert_allclose(t / t.sum(0, keepdims=True), cpd.get_values(), rtol=1e-12)
+
+
+def test_family_counts_errors():
+    with pytest.raises(ValueError, match="cards has length"):
+        _counting.family_counts(HAND, np.array([0, 1], dtype=np.intp), np.array([2], dtype=np.intp),
+                                np.empty(0), np.zeros(4))
+    with pytest.raises(ValueError, match="out has length"):
+        _counting.family_counts(HAND, np.array([0], dtype=np.intp), np.array([2], dtype=np.intp),
+                                np.empty(0), np.zeros(3))
+    with pytest.raises(ValueError, match="out of range"):
+        _counting.family_counts(HAND, np.array([5], dtype=np.intp), np.array([2], dtype=np.intp),
+                                np.empty(0), np.zeros(2))
+    with pytest.raises(ValueError, match="weights has length"):
+        _counting.family_counts(HAND, np.array([0], dtype=np.intp), np.array([2], dtype=np.intp),
+                                np.ones(2), np.zeros(2))
+    with pytest.raises(ValueError, match="cannot be its own parent"):
+        family_counts(encode(pd.DataFrame({"a": [0, 1]})), "a", ["a"])
+
+
+def test_pairwise_counts_hand():
+    data = encode(pd.DataFrame({"A": [0, 1, 1, 0], "B": [0, 0, 1, 1], "C": [1, 1, 0, 1]}))
+    pc = pairwise_counts(data, ["A", "B"], cond="C")
+    t = pc.table(0, 1)
+    assert t.shape == (2, 2, 2)
+    assert_array_equal(t[:, :, 1], [[1, 1], [1, 0]])
+    assert_array_equal(t[:, :, 0], [[0, 0], [0, 1]])
+    assert_array_equal(pc.table(1, 0), t.transpose(1, 0, 2))
+
+
+def test_pairwise_counts_missing_is_pairwise_available_case():
+    data = encode(pd.DataFrame({"A": [0, 1, None, 1], "B": [0, 0, 1, 1], "D": [1, None, 0, 0], "C": [0, 0, 0, 1]}),
+                  missing="skip")
+    pc = pairwise_counts(data, ["A", "B", "D"], cond="C")
+    assert pc.table(0, 1).sum() == 3  # row 2 has A missing
+    assert pc.table(0, 2).sum() == 2  # rows 1, 2
+    assert pc.table(1, 2).sum() == 3  # row 1
+
+
+# ----------------------------------------------------------------------------------------- hypothesis properties
+@st.composite
+def coded_data(draw, max_cols=6, allow_missing=False, weighted=None):
+    n_cols = draw(st.integers(1, max_cols))
+    cards = draw(st.lists(st.integers(1, 8), min_size=n_cols, max_size=n_cols))
+    n_rows = draw(st.integers(0, 300))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    X = np.stack([rng.integers(0, c, n_rows) for c in cards], axis=1).astype(np.int32).reshape(n_rows, n_cols)
+    if allow_missing and n_rows:
+        X[rng.random(X.shape) < 0.1] = -1
+    use_w = draw(st.booleans()) if weighted is None else weighted
+    w = rng.random(n_rows) * 3 if use_w else None
+    return np.ascontiguousarray(X), np.array(cards, dtype=np.intp), w
+
+
+@given(coded_data(allow_missing=True), st.data())
+def test_family_counts_property(d, sub):
+    X, cards, w = d
+    k = sub.draw(st.integers(1, X.shape[1]))
+    cols = sub.draw(st.permutations(range(X.shape[1])))[:k]
+    got = family_counts_codes(X, cols, cards[cols], w)
+    ref = family_counts_ref(X, cols, cards[cols], w)
+    if w is None:
+        assert_array_equal(got, ref)
+        complete = (X[:, cols] >= 0).all(axis=1).sum()
+        assert got.sum() == complete
+    else:
+        assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+
+
+@given(coded_data(max_cols=7, allow_missing=True), st.booleans(), st.sampled_from([1, 2, 3]))
+def test_pairwise_counts_property(d, conditioned, n_threads):
+    X, cards, w = d
+    if conditioned and X.shape[1] < 2:
+        return
+    cond = X.shape[1] - 1 if conditioned else None
+    feats = list(range(X.shape[1] - (1 if conditioned else 0)))
+    ccard = int(cards[cond]) if conditioned else 1
+    off = pair_offsets(cards[feats], ccard)
+    out = np.zeros(int(off[-1]))
+    _counting.pairwise_counts(X, np.array(feats, dtype=np.intp), cards[feats], -1 if cond is None else cond, ccard,
+                              np.empty(0) if w is None else w, off, out, n_threads)
+    ref = pairwise_counts_ref(X, feats, cards[feats], cond, ccard, w)
+    for p, (i, j) in enumerate((i, j) for i in range(len(feats)) for j in range(i + 1, len(feats))):
+        got = out[off[p]:off[p + 1]].reshape(cards[feats[i]], cards[feats[j]], ccard)
+        if w is None:
+            assert_array_equal(got, ref[(i, j)])
+        else:
+            assert_allclose(got, ref[(i, j)], rtol=1e-12, atol=1e-12)
+
+
+@given(coded_data(max_cols=6))
+def test_pairwise_counts_thread_count_bit_identical(d):
+    X, cards, w = d
+    data_cols = list(range(X.shape[1]))
+    off = pair_offsets(cards, 1)
+    outs = []
+    for nt in (1, 2, 4):
+        out = np.zeros(int(off[-1]))
+        _counting.pairwise_counts(X, np.array(data_cols, dtype=np.intp), cards, -1, 1,
+                                  np.empty(0) if w is None else w, off, out, nt)
+        outs.append(out)
+    assert_array_equal(outs[0], outs[1])
+    assert_array_equal(outs[0], outs[2])
+
+
+@given(coded_data(max_cols=5, weighted=False), st.integers(0, 2**32 - 1))
+def test_counts_row_order_invariance(d, seed):
+    X, cards, _ = d
+    perm = np.random.default_rng(seed).permutation(X.shape[0])
+    cols = list(range(X.shape[1]))
+    assert_array_equal(family_counts_codes(X, cols, cards), family_counts_codes(X[perm], cols, cards))
+
+
+@given(coded_data(max_cols=6, allow_missing=True))
+def test_unique_rows_property(d):
+    X, cards, w = d
+    u = unique_rows(X, cards, w)
+    ref_rows, ref_counts = unique_rows_ref(X, w)
+    assert_array_equal(u.codes, ref_rows)
+    assert_allclose(u.counts, ref_counts, rtol=1e-12)
+    assert_array_equal(u.codes[u.inverse], X)
+
+
+def test_unique_rows_wide_data_falls_back_to_sort():
+    rng = np.random.default_rng(0)
+    cards = np.full(40, 8, dtype=np.intp)  # 9**40 keys do not fit in int64
+    X = rng.integers(0, 8, (50, 40)).astype(np.int32)
+    X = np.vstack([X, X[:10]])
+    u = unique_rows(X, cards)
+    assert u.codes.shape[0] == 50
+    assert u.counts.sum() == 60
+    assert_array_equal(u.codes[u.inverse], X)
