@@ -9,6 +9,9 @@ from pgmpy_ext.stats._counting import (
     pairwise_counts,
     unique_rows,
 )
+from pgmpy_ext.stats._information import cmi_matrix, mi_matrix
+from pgmpy_ext.stats._scores import SCORE_KINDS, FamilyCounter, local_score
 
 __all__ = ["PairwiseCounts", "UniqueRows", "family_counts", "family_counts_codes", "pair_offsets",
            "pairwise_counts", "unique_rows"]
+__all__ += ["cmi_matrix", "mi_matrix", "SCORE_KINDS", "FamilyCounter", "local_score"]
