@@ -26,7 +26,8 @@ DIRECTIVES = {
     "nonecheck": False,
     "cdivision": True,
 }
-if os.environ.get("PGMPY_EXT_DEBUG_CYTHON") == "1":
+DEBUG = os.environ.get("PGMPY_EXT_DEBUG_CYTHON") == "1"
+if DEBUG:
     DIRECTIVES.update(boundscheck=True, initializedcheck=True)
 
 
@@ -62,4 +63,5 @@ extensions = [
     for name in KERNELS
 ]
 
-setup(ext_modules=cythonize(extensions, include_path=["cython_core"], compiler_directives=DIRECTIVES))
+setup(ext_modules=cythonize(extensions, include_path=["cython_core"], compiler_directives=DIRECTIVES,
+                                 force=DEBUG))
