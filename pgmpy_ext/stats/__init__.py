@@ -10,8 +10,20 @@ from pgmpy_ext.stats._counting import (
     unique_rows,
 )
 from pgmpy_ext.stats._information import cmi_matrix, mi_matrix
+from pgmpy_ext.stats._posterior import (
+    HIDDEN,
+    CLLResult,
+    EStepResult,
+    NetworkLayout,
+    conditional_log_likelihood,
+    estep_accumulate,
+    log_joint_batch,
+    posterior_batch,
+)
 from pgmpy_ext.stats._scores import SCORE_KINDS, FamilyCounter, local_score
 
 __all__ = ["PairwiseCounts", "UniqueRows", "family_counts", "family_counts_codes", "pair_offsets",
            "pairwise_counts", "unique_rows"]
 __all__ += ["cmi_matrix", "mi_matrix", "SCORE_KINDS", "FamilyCounter", "local_score"]
+__all__ += ["HIDDEN", "CLLResult", "EStepResult", "NetworkLayout", "conditional_log_likelihood", "estep_accumulate",
+            "log_joint_batch", "posterior_batch"]

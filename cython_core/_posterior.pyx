@@ -1,0 +1,535 @@
+"""Posterior kernels on a *compiled network*: joint log-probabilities, posteriors over one hidden/class variable,
+E-step expected counts and the conditional log-likelihood, vectorised over the rows of a code matrix.
+
+Compiled network (flat layout; built by ``pgmpy_ext.stats.NetworkLayout``)
+--------------------------------------------------------------------------
+The network has ``V`` nodes (CPDs) and one distinguished variable ``H`` (the hidden variable of EM/CEM, or the
+class of a classifier) with cardinality ``K``. ``H`` is **not** a column of ``X``; every other variable is.
+
+* ``fam_offsets`` : intp ``(V + 1,)``. Node ``v``'s family occupies positions ``fam_offsets[v]:fam_offsets[v+1]``
+  of the three arrays below: the node itself first, then its parents **in the CPD's table order**.
+* ``fam_cols`` : intp ``(F,)``. Column of ``X`` holding each family member, or ``HIDDEN = -1`` for ``H``
+  (at most once per family).
+* ``fam_cards`` : intp ``(F,)``. Cardinality of each family member (``K`` at the ``HIDDEN`` position).
+* ``fam_strides`` : intp ``(F,)``. C-order stride of each family member inside its node's block:
+  the last member has stride 1 and ``fam_strides[j] = fam_strides[j + 1] * fam_cards[j + 1]``.
+* ``tab_offsets`` : intp ``(V + 1,)``. Node ``v``'s table is ``log_cpt[tab_offsets[v]:tab_offsets[v+1]]``, a C-order
+  block over its family (``prod`` of the family cards entries), so with the child first and the parents in
+  the CPD's evidence order, ``block.reshape(card_child, -1)`` is ``TabularCPD.get_values()``.
+* ``h_stride`` : intp ``(V,)``. Stride of ``H`` in node ``v``'s block, or 0 when ``H`` is not in the family.
+  For row ``x``: ``idx0 = tab_offsets[v] + sum_{j observed} x[fam_cols[j]] * fam_strides[j]`` and the entry for
+  ``H = h`` is ``idx0 + h * h_stride[v]``.
+* ``log_cpt`` : float64 ``(T,)``, ``T = tab_offsets[V]``. Natural-log CPT entries (``-inf`` for zeros).
+  Count buffers (``counts`` of the E-step, ``grad`` of the CLL) have the same layout.
+
+Every layout array is checked against the others in the ``def`` body (``ValueError`` before ``nogil``), so the
+loops may index without bounds checks. Codes are checked against ``fam_cards`` inside the loop; an
+out-of-range code stops the kernel with :class:`KernelInputError` (a ``ValueError``).
+
+Missing values (any negative code)
+----------------------------------
+``skip_missing=False`` (default): complete data is required; a negative code in any family raises.
+``skip_missing=True``: a node whose *own* value is missing contributes no factor (it is summed out, and it gets
+no expected counts). That is exact marginalisation when every child of a missing node is missing too (the
+missing nodes are *barren*, e.g. the leaves of naive Bayes), and that is what the kernel enforces: a node that
+is not summed out (its own value is observed, or it is ``H``) but has a missing parent raises
+:class:`KernelInputError`.
+
+Rows with probability zero
+--------------------------
+When ``log p(x) = -inf`` (every ``h`` impossible) the posterior is undefined: the kernels write NaN into that row
+of ``resp``, add nothing to ``counts``/``grad``, count the row in the returned ``n_zero`` and add ``-inf`` to the
+log-likelihood (unless the row weight is 0: zero-weight rows never change a total).
+"""
+import numpy as np
+
+from cython.parallel cimport prange
+from libc.math cimport exp, INFINITY, NAN
+
+from _mathutils cimport logsumexp_row
+from _typedefs cimport code_t, float64_t, intp_t
+
+cdef intp_t _HIDDEN = -1
+HIDDEN = _HIDDEN  # the fam_cols entry that stands for the hidden/class variable H
+
+cdef enum:
+    _OK = 0
+    _ERR_RANGE = 1
+    _ERR_MISSING = 2
+    _ERR_MISSING_PARENT = 3
+
+
+class KernelInputError(ValueError):
+    """A row of ``X`` the kernel cannot handle. Attributes: ``row``, ``node`` (index into the layout), ``column``
+    (of ``X``), ``code`` and ``kind`` ("range" | "missing" | "missing_parent"). Wrappers re-raise it with labels."""
+
+    def __init__(self, kind, row, node, column, code):
+        self.kind, self.row, self.node, self.column, self.code = kind, row, node, column, code
+        if kind == "range":
+            msg = (f"row {row}: code {code} in column {column} (family of node {node}) is outside the "
+                   f"cardinality of that variable.")
+        elif kind == "missing":
+            msg = (f"row {row}: column {column} (family of node {node}) is missing (-1) and the kernel was called "
+                   f"with skip_missing=False; pass complete data or skip_missing=True.")
+        else:
+            msg = (f"row {row}: node {node} is not missing (observed, or the hidden variable) but its parent in "
+                   f"column {column} is missing (-1); dropping factors marginalises only missing nodes whose "
+                   f"children are missing too.")
+        super().__init__(msg)
+
+
+cdef inline int _row_log_joint(const code_t[:, ::1] X, intp_t r,
+                               const intp_t[::1] fam_offsets, const intp_t[::1] fam_cols,
+                               const intp_t[::1] fam_cards, const intp_t[::1] fam_strides,
+                               const intp_t[::1] tab_offsets, const intp_t[::1] h_stride,
+                               const float64_t[::1] log_cpt, intp_t K, bint skip_missing,
+                               float64_t* lj, intp_t* idx, intp_t* bad) noexcept nogil:
+    """lj[h] = log p(H=h, x_r) for h < K; idx[v] = idx0 of node v (-1 when v is skipped as missing).
+
+    Returns _OK or an error kind; on error bad[0] = node, bad[1] = family position."""
+    cdef intp_t V = h_stride.shape[0]
+    cdef intp_t v, j, c, start, stop, base, hs, h
+    cdef intp_t miss_own, miss_par
+    cdef code_t x
+    cdef double val
+    for h in range(K):
+        lj[h] = 0.0
+    for v in range(V):
+        start = fam_offsets[v]
+        stop = fam_offsets[v + 1]
+        base = tab_offsets[v]
+        miss_own = -1
+        miss_par = -1
+        for j in range(start, stop):
+            c = fam_cols[j]
+            if c < 0:
+                continue
+            x = X[r, c]
+            if x < 0:
+                if j == start:
+                    miss_own = j
+                elif miss_par < 0:
+                    miss_par = j
+                continue
+            if x >= fam_cards[j]:
+                bad[0] = v
+                bad[1] = j
+                return _ERR_RANGE
+            base += x * fam_strides[j]
+        if miss_own >= 0 or miss_par >= 0:
+            if not skip_missing:
+                bad[0] = v
+                bad[1] = miss_own if miss_own >= 0 else miss_par
+                return _ERR_MISSING
+            if miss_own < 0:
+                bad[0] = v
+                bad[1] = miss_par
+                return _ERR_MISSING_PARENT
+            idx[v] = -1
+            continue
+        idx[v] = base
+        hs = h_stride[v]
+        if hs == 0:
+            val = log_cpt[base]
+            for h in range(K):
+                lj[h] += val
+        else:
+            for h in range(K):
+                lj[h] += log_cpt[base + h * hs]
+    return _OK
+
+
+def _check_layout(const code_t[:, ::1] X, const intp_t[::1] fam_offsets, const intp_t[::1] fam_cols,
+                  const intp_t[::1] fam_cards, const intp_t[::1] fam_strides, const intp_t[::1] tab_offsets,
+                  const intp_t[::1] h_stride, intp_t K, const float64_t[::1] log_cpt):
+    """Validate the compiled-network arrays against each other and against X; raise ValueError."""
+    cdef intp_t V = h_stride.shape[0]
+    cdef intp_t F = fam_cols.shape[0]
+    cdef intp_t n_cols = X.shape[1]
+    cdef intp_t v, j, size, expect, n_hidden
+    if K < 1:
+        raise ValueError(f"K (cardinality of the hidden/class variable) == {K}, must be >= 1.")
+    if fam_offsets.shape[0] != V + 1:
+        raise ValueError(f"fam_offsets has length {fam_offsets.shape[0]}, expected V + 1 = {V + 1} "
+                         f"(V = len(h_stride)).")
+    if tab_offsets.shape[0] != V + 1:
+        raise ValueError(f"tab_offsets has length {tab_offsets.shape[0]}, expected V + 1 = {V + 1}.")
+    if fam_cards.shape[0] != F or fam_strides.shape[0] != F:
+        raise ValueError(f"fam_cols, fam_cards and fam_strides must have the same length; got {F}, "
+                         f"{fam_cards.shape[0]}, {fam_strides.shape[0]}.")
+    if fam_offsets[0] != 0 or fam_offsets[V] != F:
+        raise ValueError(f"fam_offsets must start at 0 and end at len(fam_cols) = {F}.")
+    if tab_offsets[0] != 0 or tab_offsets[V] != log_cpt.shape[0]:
+        raise ValueError(f"tab_offsets must start at 0 and end at len(log_cpt) = {log_cpt.shape[0]}; "
+                         f"got tab_offsets[-1] = {tab_offsets[V]}.")
+    for v in range(V):
+        if fam_offsets[v + 1] <= fam_offsets[v]:
+            raise ValueError(f"node {v} has an empty family; a family holds at least the node itself.")
+        size = 1
+        n_hidden = 0
+        expect = 0
+        for j in range(fam_offsets[v + 1] - 1, fam_offsets[v] - 1, -1):
+            if fam_cards[j] < 1:
+                raise ValueError(f"node {v}: family cardinality {fam_cards[j]} must be >= 1.")
+            if fam_strides[j] != size:
+                raise ValueError(f"node {v}: fam_strides[{j}] == {fam_strides[j]}, expected the C-order stride "
+                                 f"{size}.")
+            if fam_cols[j] == _HIDDEN:
+                n_hidden += 1
+                expect = size
+                if fam_cards[j] != K:
+                    raise ValueError(f"node {v}: the hidden variable has cardinality {fam_cards[j]} in the "
+                                     f"family but K == {K}.")
+            elif fam_cols[j] < 0 or fam_cols[j] >= n_cols:
+                raise ValueError(f"node {v}: column index {fam_cols[j]} out of range for X with {n_cols} columns "
+                                 f"(use {HIDDEN} for the hidden variable).")
+            size *= fam_cards[j]
+        if n_hidden > 1:
+            raise ValueError(f"node {v}: the hidden variable appears {n_hidden} times in its family.")
+        if h_stride[v] != expect:
+            raise ValueError(f"h_stride[{v}] == {h_stride[v]}, expected {expect} (the stride of the hidden "
+                             f"variable in the block, 0 when absent).")
+        if tab_offsets[v + 1] - tab_offsets[v] != size:
+            raise ValueError(f"node {v}: block length {tab_offsets[v + 1] - tab_offsets[v]} != product of the "
+                             f"family cardinalities {size}.")
+
+
+def _raise_row_error(int status, intp_t row, intp_t node, intp_t pos, const intp_t[::1] fam_cols,
+                     const code_t[:, ::1] X):
+    col = fam_cols[pos]
+    code = X[row, col]
+    kind = {_ERR_RANGE: "range", _ERR_MISSING: "missing", _ERR_MISSING_PARENT: "missing_parent"}[status]
+    raise KernelInputError(kind, row, node, col, code)
+
+
+def _row_blocks(intp_t n, intp_t n_threads):
+    n_blocks = max(1, min(n_threads, n))
+    return np.linspace(0, n, n_blocks + 1).round().astype(np.intp)
+
+
+def log_joint_batch(const code_t[:, ::1] X,
+                    const intp_t[::1] fam_offsets,
+                    const intp_t[::1] fam_cols,
+                    const intp_t[::1] fam_cards,
+                    const intp_t[::1] fam_strides,
+                    const intp_t[::1] tab_offsets,
+                    const intp_t[::1] h_stride,
+                    const float64_t[::1] log_cpt,
+                    float64_t[:, ::1] out,
+                    bint skip_missing=False,
+                    int n_threads=1):
+    """``out[r, h] = log p(H=h, x_r)``: the sum over nodes of the log-CPT entries, for every row.
+
+    Parameters
+    ----------
+    X : int32 (n_rows, n_cols), IN. Codes; negative = missing (see the module docstring).
+    fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets, h_stride : intp, IN. Compiled network (module
+        docstring).
+    log_cpt : float64 (T,), IN. Log-CPT blocks.
+    out : float64 (n_rows, K), OUT. Overwritten; ``K = out.shape[1]``.
+    skip_missing : bool, IN. Missing-value policy (module docstring).
+    n_threads : int, IN. OpenMP threads over row blocks (disjoint outputs: bit-identical for every value).
+    """
+    cdef intp_t n = X.shape[0]
+    cdef intp_t K = out.shape[1]
+    cdef intp_t V = h_stride.shape[0]
+    if out.shape[0] != n:
+        raise ValueError(f"out has {out.shape[0]} rows, expected n_rows = {n}.")
+    _check_layout(X, fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets, h_stride, K, log_cpt)
+    bounds_np = _row_blocks(n, n_threads)
+    cdef const intp_t[::1] bounds = bounds_np
+    cdef intp_t n_blocks = bounds.shape[0] - 1
+    idx_np = np.empty((n_blocks, max(V, 1)), dtype=np.intp)
+    cdef intp_t[:, ::1] idx = idx_np
+    err_np = np.full((n_blocks, 4), -1, dtype=np.intp)  # status, row, node, family position
+    cdef intp_t[:, ::1] err = err_np
+    cdef intp_t b, r
+    cdef int status
+    with nogil:
+        for b in prange(n_blocks, num_threads=n_blocks, schedule="static"):
+            for r in range(bounds[b], bounds[b + 1]):
+                status = _row_log_joint(X, r, fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets,
+                                        h_stride, log_cpt, K, skip_missing, &out[r, 0], &idx[b, 0], &err[b, 2])
+                if status != _OK:
+                    err[b, 0] = status
+                    err[b, 1] = r
+                    break
+    for b in range(n_blocks):
+        if err[b, 0] > 0:
+            _raise_row_error(<int>err[b, 0], err[b, 1], err[b, 2], err[b, 3], fam_cols, X)
+
+
+def posterior_batch(const code_t[:, ::1] X,
+                    const intp_t[::1] fam_offsets,
+                    const intp_t[::1] fam_cols,
+                    const intp_t[::1] fam_cards,
+                    const intp_t[::1] fam_strides,
+                    const intp_t[::1] tab_offsets,
+                    const intp_t[::1] h_stride,
+                    const float64_t[::1] log_cpt,
+                    float64_t[:, ::1] resp,
+                    float64_t[::1] loglik,
+                    bint skip_missing=False,
+                    int n_threads=1):
+    """Posterior ``resp[r, h] = p(H=h | x_r)`` and ``loglik[r] = log p(x_r)`` of every row (no reduction).
+
+    Parameters
+    ----------
+    X : int32 (n_rows, n_cols), IN. Codes; negative = missing.
+    fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets, h_stride, log_cpt : IN. Compiled network.
+    resp : float64 (n_rows, K), OUT. Overwritten; each row sums to 1 (NaN for rows with ``p(x) = 0``).
+    loglik : float64 (n_rows,), OUT. ``log sum_h exp(log p(h, x_r))`` with the max subtracted; ``-inf`` for
+        rows with ``p(x) = 0``.
+    skip_missing : bool, IN. Missing-value policy.
+    n_threads : int, IN. OpenMP threads over row blocks (bit-identical for every value).
+
+    Returns
+    -------
+    n_zero : int. Number of rows with ``p(x) = 0``.
+    """
+    cdef intp_t n = X.shape[0]
+    cdef intp_t K = resp.shape[1]
+    cdef intp_t V = h_stride.shape[0]
+    if resp.shape[0] != n or loglik.shape[0] != n:
+        raise ValueError(f"resp has {resp.shape[0]} rows and loglik {loglik.shape[0]}, expected n_rows = {n}.")
+    _check_layout(X, fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets, h_stride, K, log_cpt)
+    bounds_np = _row_blocks(n, n_threads)
+    cdef const intp_t[::1] bounds = bounds_np
+    cdef intp_t n_blocks = bounds.shape[0] - 1
+    idx_np = np.empty((n_blocks, max(V, 1)), dtype=np.intp)
+    cdef intp_t[:, ::1] idx = idx_np
+    err_np = np.full((n_blocks, 4), -1, dtype=np.intp)
+    cdef intp_t[:, ::1] err = err_np
+    zero_np = np.zeros(n_blocks, dtype=np.intp)
+    cdef intp_t[::1] n_zero = zero_np
+    cdef intp_t b, r, h
+    cdef int status
+    cdef double lse
+    with nogil:
+        for b in prange(n_blocks, num_threads=n_blocks, schedule="static"):
+            for r in range(bounds[b], bounds[b + 1]):
+                status = _row_log_joint(X, r, fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets,
+                                        h_stride, log_cpt, K, skip_missing, &resp[r, 0], &idx[b, 0], &err[b, 2])
+                if status != _OK:
+                    err[b, 0] = status
+                    err[b, 1] = r
+                    break
+                lse = logsumexp_row(&resp[r, 0], K)
+                loglik[r] = lse
+                if lse == -INFINITY:
+                    n_zero[b] += 1
+                    for h in range(K):
+                        resp[r, h] = NAN
+                else:
+                    for h in range(K):
+                        resp[r, h] = exp(resp[r, h] - lse)
+    for b in range(n_blocks):
+        if err[b, 0] > 0:
+            _raise_row_error(<int>err[b, 0], err[b, 1], err[b, 2], err[b, 3], fam_cols, X)
+    return int(zero_np.sum())
+
+
+def estep_accumulate(const code_t[:, ::1] X,
+                     const float64_t[::1] weights,
+                     const intp_t[::1] fam_offsets,
+                     const intp_t[::1] fam_cols,
+                     const intp_t[::1] fam_cards,
+                     const intp_t[::1] fam_strides,
+                     const intp_t[::1] tab_offsets,
+                     const intp_t[::1] h_stride,
+                     intp_t K,
+                     const float64_t[::1] log_cpt,
+                     float64_t[::1] counts,
+                     float64_t[:, ::1] resp,
+                     bint skip_missing=False):
+    """E-step: posterior over ``H`` per row, total log-likelihood, posterior-weighted expected counts.
+
+    Typically called on unique rows with their multiplicities as ``weights``.
+
+    Parameters
+    ----------
+    X : int32 (n_rows, n_cols), IN. Codes; negative = missing.
+    weights : float64 (n_rows,) or (0,), IN. Row weights / multiplicities; empty = all ones.
+    fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets, h_stride : intp, IN. Compiled network.
+    K : intp, IN. Cardinality of ``H``.
+    log_cpt : float64 (T,), IN. Log-CPT blocks.
+    counts : float64 (T,) or (0,), IN/OUT. Expected counts, **added into**, same layout as ``log_cpt``:
+        ``counts[idx0_v(x_r) + h * h_stride[v]] += w_r * p(h | x_r)`` for every node ``v`` (``+= w_r`` once when
+        ``H`` is not in the family). Empty = do not accumulate. The M-step normalises each block over its
+        child axis. Unspecified if the kernel raises.
+    resp : float64 (n_rows, K) or (0, *), OUT. Posteriors ``p(H=h | x_r)``, overwritten; 0 rows = not written.
+    skip_missing : bool, IN. Missing-value policy (module docstring); skipped nodes get no counts.
+
+    Returns
+    -------
+    (loglik, n_zero) : (float, int). ``loglik = sum_r w_r log p(x_r)`` (max-subtracted log-sum-exp per row),
+    ``n_zero`` = number of rows with ``p(x_r) = 0``.
+    """
+    cdef intp_t n = X.shape[0]
+    cdef intp_t V = h_stride.shape[0]
+    cdef bint weighted = weights.shape[0] > 0
+    cdef bint want_counts = counts.shape[0] > 0
+    cdef bint want_resp = resp.shape[0] > 0
+    if weighted and weights.shape[0] != n:
+        raise ValueError(f"weights has length {weights.shape[0]}, expected n_rows = {n} (or 0 for unweighted).")
+    if want_counts and counts.shape[0] != log_cpt.shape[0]:
+        raise ValueError(f"counts has length {counts.shape[0]}, expected len(log_cpt) = {log_cpt.shape[0]} "
+                         f"(or 0 to skip).")
+    if want_resp and (resp.shape[0] != n or resp.shape[1] != K):
+        raise ValueError(f"resp has shape ({resp.shape[0]}, {resp.shape[1]}), expected ({n}, {K}) (or 0 rows to "
+                         f"skip).")
+    _check_layout(X, fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets, h_stride, K, log_cpt)
+    lj_np = np.empty(K, dtype=np.float64)
+    cdef float64_t[::1] lj = lj_np
+    idx_np = np.empty(max(V, 1), dtype=np.intp)
+    cdef intp_t[::1] idx = idx_np
+    bad_np = np.zeros(2, dtype=np.intp)
+    cdef intp_t[::1] bad = bad_np
+    cdef intp_t r, h, v, hs, base, n_zero = 0, err_row = -1
+    cdef int status = _OK
+    cdef double w = 1.0, lse, ll = 0.0
+    with nogil:
+        for r in range(n):
+            status = _row_log_joint(X, r, fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets,
+                                    h_stride, log_cpt, K, skip_missing, &lj[0], &idx[0], &bad[0])
+            if status != _OK:
+                err_row = r
+                break
+            if weighted:
+                w = weights[r]
+            lse = logsumexp_row(&lj[0], K)
+            if lse == -INFINITY:
+                n_zero += 1
+                if w != 0.0:
+                    ll = -INFINITY
+                if want_resp:
+                    for h in range(K):
+                        resp[r, h] = NAN
+                continue
+            if w != 0.0:
+                ll += w * lse
+            for h in range(K):
+                lj[h] = exp(lj[h] - lse)
+            if want_resp:
+                for h in range(K):
+                    resp[r, h] = lj[h]
+            if want_counts and w != 0.0:
+                for v in range(V):
+                    base = idx[v]
+                    if base < 0:
+                        continue
+                    hs = h_stride[v]
+                    if hs == 0:
+                        counts[base] += w
+                    else:
+                        for h in range(K):
+                            counts[base + h * hs] += w * lj[h]
+    if status != _OK:
+        _raise_row_error(status, err_row, bad[0], bad[1], fam_cols, X)
+    return float(ll), int(n_zero)
+
+
+def conditional_log_likelihood(const code_t[:, ::1] X,
+                               const code_t[::1] y,
+                               const float64_t[::1] weights,
+                               const intp_t[::1] fam_offsets,
+                               const intp_t[::1] fam_cols,
+                               const intp_t[::1] fam_cards,
+                               const intp_t[::1] fam_strides,
+                               const intp_t[::1] tab_offsets,
+                               const intp_t[::1] h_stride,
+                               intp_t K,
+                               const float64_t[::1] log_cpt,
+                               float64_t[:, ::1] resp,
+                               float64_t[::1] grad,
+                               bint skip_missing=False):
+    """Conditional log-likelihood ``sum_r w_r [log p(y_r, x_r) - log sum_h p(h, x_r)]`` with ``H`` the class.
+
+    Parameters
+    ----------
+    X : int32 (n_rows, n_cols), IN. Feature codes; negative = missing.
+    y : int32 (n_rows,), IN. Class codes in ``0..K-1`` (checked before the loop).
+    weights : float64 (n_rows,) or (0,), IN. Row weights / multiplicities; empty = all ones.
+    fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets, h_stride : intp, IN. Compiled network.
+    K : intp, IN. Number of classes.
+    log_cpt : float64 (T,), IN. Log-CPT blocks.
+    resp : float64 (n_rows, K) or (0, *), OUT. Posteriors ``p(h | x_r)``, overwritten; 0 rows = not written.
+    grad : float64 (T,) or (0,), IN/OUT. Added into: for every node whose family contains ``H``,
+        ``grad[idx0_v(x_r) + h * h_stride[v]] += w_r * (1[h == y_r] - p(h | x_r))``; this is the gradient of the
+        CLL with respect to the log-CPT entries, i.e. the "observed minus expected" conditional counts of
+        discriminative (TM / CLL-gradient) parameter learning. Families without ``H`` get nothing (their terms
+        cancel). Empty = not computed. Unspecified if the kernel raises.
+    skip_missing : bool, IN. Missing-value policy.
+
+    Returns
+    -------
+    (cll, n_zero) : (float, int). ``n_zero`` = rows with ``p(x_r) = 0`` (they add ``-inf`` when ``w_r > 0``).
+    """
+    cdef intp_t n = X.shape[0]
+    cdef intp_t V = h_stride.shape[0]
+    cdef bint weighted = weights.shape[0] > 0
+    cdef bint want_grad = grad.shape[0] > 0
+    cdef bint want_resp = resp.shape[0] > 0
+    cdef intp_t r, h, v, hs, base, yr, n_zero = 0, err_row = -1
+    if y.shape[0] != n:
+        raise ValueError(f"y has length {y.shape[0]}, expected n_rows = {n}.")
+    if weighted and weights.shape[0] != n:
+        raise ValueError(f"weights has length {weights.shape[0]}, expected n_rows = {n} (or 0 for unweighted).")
+    if want_grad and grad.shape[0] != log_cpt.shape[0]:
+        raise ValueError(f"grad has length {grad.shape[0]}, expected len(log_cpt) = {log_cpt.shape[0]} "
+                         f"(or 0 to skip).")
+    if want_resp and (resp.shape[0] != n or resp.shape[1] != K):
+        raise ValueError(f"resp has shape ({resp.shape[0]}, {resp.shape[1]}), expected ({n}, {K}) (or 0 rows to "
+                         f"skip).")
+    _check_layout(X, fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets, h_stride, K, log_cpt)
+    for r in range(n):
+        if y[r] < 0 or y[r] >= K:
+            raise ValueError(f"y[{r}] == {y[r]}, must be a class code in 0..{K - 1} (no missing labels).")
+    lj_np = np.empty(K, dtype=np.float64)
+    cdef float64_t[::1] lj = lj_np
+    idx_np = np.empty(max(V, 1), dtype=np.intp)
+    cdef intp_t[::1] idx = idx_np
+    bad_np = np.zeros(2, dtype=np.intp)
+    cdef intp_t[::1] bad = bad_np
+    cdef int status = _OK
+    cdef double w = 1.0, lse, cll = 0.0, g
+    with nogil:
+        for r in range(n):
+            status = _row_log_joint(X, r, fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets,
+                                    h_stride, log_cpt, K, skip_missing, &lj[0], &idx[0], &bad[0])
+            if status != _OK:
+                err_row = r
+                break
+            if weighted:
+                w = weights[r]
+            yr = y[r]
+            lse = logsumexp_row(&lj[0], K)
+            if lse == -INFINITY:
+                n_zero += 1
+                if w != 0.0:
+                    cll = -INFINITY
+                if want_resp:
+                    for h in range(K):
+                        resp[r, h] = NAN
+                continue
+            if w != 0.0:
+                cll += w * (lj[yr] - lse)
+            for h in range(K):
+                lj[h] = exp(lj[h] - lse)
+            if want_resp:
+                for h in range(K):
+                    resp[r, h] = lj[h]
+            if want_grad and w != 0.0:
+                for v in range(V):
+                    hs = h_stride[v]
+                    base = idx[v]
+                    if hs == 0 or base < 0:
+                        continue
+                    for h in range(K):
+                        g = -lj[h]
+                        if h == yr:
+                            g = g + 1.0
+                        grad[base + h * hs] += w * g
+    if status != _OK:
+        _raise_row_error(status, err_row, bad[0], bad[1], fam_cols, X)
+    return float(cll), int(n_zero)

@@ -1,0 +1,5 @@
+"""Reading and writing networks: BIF / XMLBIF that keep every name, state and state type (see ``_bif``)."""
+
+from pgmpy_ext.io._bif import escape_name, read_bif, read_xmlbif, unescape_name, write_bif, write_xmlbif
+
+__all__ = ["escape_name", "read_bif", "read_xmlbif", "unescape_name", "write_bif", "write_xmlbif"]

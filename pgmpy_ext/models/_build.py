@@ -1,0 +1,224 @@
+"""Build pgmpy ``DiscreteBayesianNetwork`` objects from parent sets and count tables.
+
+Every pgmpy-ext learner ends here: the engines return parent sets and count tables on :class:`EncodedData`, and
+these helpers turn them into ``TabularCPD`` objects whose evidence is ``sorted(parents)`` (pgmpy's estimators'
+order) and whose ``state_names`` are the user's original labels with their Python types.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD
+from pgmpy_ext.data import EncodedData
+from pgmpy_ext.stats import family_counts
+
+__all__ = ["build_network", "cpds_from_counts", "cpds_from_layout", "sorted_parents"]
+
+
+def sorted_parents(parents: Sequence) -> list:
+    """Parents in pgmpy's evidence order (``sorted``); mixed, unorderable labels sort by ``(type name, repr)``."""
+    parents = list(parents)
+    try:
+        return sorted(parents)
+    except TypeError:
+        return sorted(parents, key=lambda v: (type(v).__name__, repr(v)))
+
+
+def _check_alpha(alpha) -> float:
+    try:
+        a = float(alpha)
+    except (TypeError, ValueError):
+        raise TypeError(f"alpha must be a real number, got {type(alpha).__name__}.") from None
+    if not math.isfinite(a) or a < 0:
+        raise ValueError(f"alpha == {alpha!r}, must be >= 0.")
+    return a
+
+
+def _normalized(table: np.ndarray, alpha: float) -> np.ndarray:
+    """(r, q) counts -> columns of (counts + alpha) / sum; all-zero columns become uniform (DiscreteMLE's rule)."""
+    t = table + alpha if alpha > 0 else table.astype(np.float64, copy=True)
+    s = t.sum(axis=0, keepdims=True)
+    zero = s == 0
+    if zero.any():
+        t[:, zero[0]] = 1.0
+        s = t.sum(axis=0, keepdims=True)
+    return t / s
+
+
+def cpds_from_counts(counts: Mapping, parents: Mapping, states: Mapping, *, alpha: float = 0.0) -> list:
+    """``TabularCPD`` objects from family count tables.
+
+    Parameters
+    ----------
+    counts : mapping
+        ``{node: array}``, the (weighted) counts of each family, C-order over ``(node, *sorted_parents(parents))``
+        (what :func:`pgmpy_ext.stats.family_counts` returns), any shape with ``card(node) * prod(card(parents))``
+        entries (e.g. ``(r, q)``).
+    parents : mapping
+        ``{node: sequence of parents}`` (any order: they are sorted). Every node of ``counts`` must be a key.
+    states : mapping
+        ``{variable: list of states}`` for every node and parent, in code order (e.g. ``EncodedData.state_names``).
+    alpha : float, default 0.0
+        Dirichlet pseudo-count added to every cell (bnclassify's ``smooth``, pgmpy's ``pseudo_counts`` with
+        ``prior_type="dirichlet"``). 0 is maximum likelihood, where a parent configuration that was never seen
+        gets a uniform column, as in pgmpy's ``DiscreteMLE``.
+
+    Returns
+    -------
+    list of TabularCPD
+        In the order of ``counts``; evidence = ``sorted_parents(parents[node])``.
+
+    Examples
+    --------
+    >>> cpds = cpds_from_counts({"A": [3, 1], "B": [[2, 0], [1, 0]]}, {"A": [], "B": ["A"]},
+    ...                         {"A": ["x", "y"], "B": [0, 1]})
+    >>> cpds[1].get_values().tolist()
+    [[0.6666666666666666, 0.5], [0.3333333333333333, 0.5]]
+    >>> cpds[1].state_names
+    {'B': [0, 1], 'A': ['x', 'y']}
+    """
+    a = _check_alpha(alpha)
+    out = []
+    for node, table in counts.items():
+        if node not in parents:
+            raise ValueError(f"parents has no entry for {node!r}; give [] for a root node.")
+        pa = sorted_parents(parents[node])
+        for var in (node, *pa):
+            if var not in states:
+                raise ValueError(f"states has no entry for {var!r} (family of {node!r}).")
+        r = len(states[node])
+        cards = [len(states[p]) for p in pa]
+        q = int(np.prod(cards, dtype=np.int64))
+        t = np.asarray(table, dtype=np.float64)
+        if t.size != r * q:
+            raise ValueError(f"counts of {node!r} have {t.size} entries, expected card({node!r}) * prod(card(parents))"
+                             f" = {r} * {q} = {r * q} (C-order over ({node!r}, *{pa!r})).")
+        if not np.all(np.isfinite(t)) or (t < 0).any():
+            raise ValueError(f"counts of {node!r} must be finite and >= 0.")
+        values = _normalized(t.reshape(r, q), a)
+        sn = {node: list(states[node])}
+        sn.update({p: list(states[p]) for p in pa})
+        out.append(TabularCPD(node, r, values, evidence=pa or None, evidence_card=cards or None, state_names=sn))
+    return out
+
+
+def build_network(parents: Mapping, data: EncodedData, *, counts: Mapping | None = None, alpha: float = 0.0,
+                  weights=None) -> DiscreteBayesianNetwork:
+    """A fitted ``DiscreteBayesianNetwork`` from parent sets and data.
+
+    Parameters
+    ----------
+    parents : mapping
+        ``{node: sequence of parents}``. Nodes that occur only as parents are added as root nodes; nodes with no
+        edges are kept. The model's nodes follow the mapping's order, then parent-only nodes.
+    data : EncodedData
+        Supplies the states (original labels and types, in code order) and, unless ``counts`` covers a node, the
+        counts. Rows with a missing value in a family are skipped for that family (available-case counting).
+    counts : mapping, optional
+        ``{node: counts}`` laid out as in :func:`cpds_from_counts`; nodes not in it are counted from ``data`` with
+        :func:`pgmpy_ext.stats.family_counts`.
+    alpha : float, default 0.0
+        Dirichlet pseudo-count per cell (bnclassify's ``smooth``, pgmpy's ``pseudo_counts``); 0 = maximum
+        likelihood with a uniform column for unseen parent configurations.
+    weights : array-like of shape (n_rows,), optional
+        Row weights for the counts (default ``data.weights``).
+
+    Returns
+    -------
+    DiscreteBayesianNetwork
+        With one ``TabularCPD`` per node, evidence ``sorted(parents)``; ``check_model()`` holds.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pgmpy_ext.data import encode
+    >>> data = encode(pd.DataFrame({"C": ["a", "a", "b", "b"], "X": [0, 1, 1, 1], "Z": [True] * 4}))
+    >>> bn = build_network({"C": [], "X": ["C"], "Z": []}, data, alpha=1.0)
+    >>> bn.get_cpds("X").get_values().tolist()
+    [[0.5, 0.25], [0.5, 0.75]]
+    >>> sorted(bn.nodes()), bn.check_model()
+    (['C', 'X', 'Z'], True)
+    """
+    if not isinstance(data, EncodedData):
+        raise TypeError(f"data must be an EncodedData (pgmpy_ext.data.encode(df)), got {type(data).__name__}.")
+    _check_alpha(alpha)
+    nodes = list(parents)
+    for node in list(nodes):
+        for p in parents[node]:
+            if p not in nodes:
+                nodes.append(p)
+    full = {n: sorted_parents(parents.get(n, ())) for n in nodes}
+    for n, pa in full.items():
+        if n in pa:
+            raise ValueError(f"node {n!r} cannot be its own parent.")
+        if len(set(pa)) != len(pa):
+            raise ValueError(f"node {n!r} has repeated parents: {pa!r}.")
+    states = {}
+    for n in nodes:
+        try:
+            states[n] = data.states[data.index(n)]
+        except KeyError:
+            raise ValueError(f"node {n!r} is not a column of the data (columns: {data.columns!r}).") from None
+    given = dict(counts or {})
+    unknown = [n for n in given if n not in full]
+    if unknown:
+        raise ValueError(f"counts given for {unknown!r}, which are not nodes of the network.")
+    tables = {}
+    for n in nodes:
+        tables[n] = given[n] if n in given else family_counts(data, n, full[n], weights, sort_parents=False)
+    model = DiscreteBayesianNetwork()
+    model.add_nodes_from(nodes)
+    model.add_edges_from([(p, n) for n in nodes for p in full[n]])
+    model.add_cpds(*cpds_from_counts(tables, full, states, alpha=alpha))
+    return model
+
+
+def cpds_from_layout(layout, probs, states: Mapping, *, log: bool = False) -> list:
+    """``TabularCPD`` objects from a flat probability buffer in a :class:`~pgmpy_ext.stats.NetworkLayout`.
+
+    The inverse of packing CPDs into the kernels' layout, e.g. after an EM M-step
+    (``layout.normalize(expected_counts, alpha)``). Evidence order is each family's order in the layout (build the
+    layout with ``sorted_parents`` to get pgmpy's order); values are used as they are (no renormalisation).
+
+    Parameters
+    ----------
+    layout : NetworkLayout
+    probs : array of float64, shape (layout.size,)
+        Probabilities, or natural logs of them with ``log=True`` (e.g. ``CompiledNetwork.log_cpt``).
+    states : mapping
+        ``{variable: list of states}`` for every family member, the hidden/class variable included.
+
+    Returns
+    -------
+    list of TabularCPD
+        One per ``layout.nodes``, in that order.
+
+    Examples
+    --------
+    >>> from pgmpy_ext.stats import NetworkLayout
+    >>> lay = NetworkLayout.build({"H": [], "A": ["H"]}, {"H": 2, "A": 2}, ["A"], "H")
+    >>> cpds = cpds_from_layout(lay, [0.3, 0.7, 0.9, 0.2, 0.1, 0.8], {"H": [0, 1], "A": ["a", "b"]})
+    >>> cpds[1].variables, cpds[1].get_values().tolist()
+    (['A', 'H'], [[0.9, 0.2], [0.1, 0.8]])
+    """
+    flat = np.asarray(probs, dtype=np.float64)
+    tables = layout.unpack(flat, exp=log)
+    out = []
+    for node, fam in zip(layout.nodes, layout.families):
+        for var in fam:
+            if var not in states:
+                raise ValueError(f"states has no entry for {var!r} (family of {node!r}).")
+            if len(states[var]) != layout.cards[var]:
+                raise ValueError(f"states of {var!r} has {len(states[var])} entries, but the layout gives it "
+                                 f"cardinality {layout.cards[var]}.")
+        t = tables[node]
+        r = t.shape[0]
+        pa = list(fam[1:])
+        out.append(TabularCPD(node, r, t.reshape(r, -1), evidence=pa or None,
+                              evidence_card=[int(c) for c in t.shape[1:]] or None,
+                              state_names={v: list(states[v]) for v in fam}))
+    return out

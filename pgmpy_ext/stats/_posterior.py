@@ -1,0 +1,567 @@
+"""Compiled networks and the posterior kernels: joint/posterior/E-step/CLL over one hidden or class variable.
+
+A :class:`NetworkLayout` turns ``{node: parents in table order}`` plus cardinalities, the columns of the code matrix
+and the hidden/class variable ``H`` into the flat arrays that ``pgmpy_ext._core._posterior`` works on, and packs
+per-node tables into (and out of) the flat CPT buffer. The wrappers below validate and allocate, then call the
+kernels. Layouts are documented in ``cython_core/_posterior.pyx``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from pgmpy_ext._core import _posterior
+from pgmpy_ext.data import EncodedData
+
+__all__ = ["HIDDEN", "NetworkLayout", "EStepResult", "CLLResult", "log_joint_batch", "posterior_batch",
+           "estep_accumulate", "conditional_log_likelihood"]
+
+#: Entry of ``NetworkLayout.fam_cols`` that stands for the hidden/class variable (it is not a column of ``X``).
+HIDDEN: int = int(_posterior.HIDDEN)
+
+
+def _as_intp(values) -> np.ndarray:
+    return np.ascontiguousarray(np.asarray(values, dtype=np.intp))
+
+
+@dataclass(frozen=True, eq=False)
+class NetworkLayout:
+    """Flat description of a discrete network with one hidden/class variable ``H``, as the posterior kernels need it.
+
+    Build it with :meth:`NetworkLayout.build`. Node ``v`` (``nodes[v]``) has the family ``families[v] =
+    (node, *parents)`` in the order of its CPT's axes; its table is the block
+    ``flat[tab_offsets[v]:tab_offsets[v+1]]``, C-order over the family, so ``block.reshape(card_node, -1)`` is
+    ``TabularCPD.get_values()`` with ``evidence=parents`` in that order.
+
+    Attributes
+    ----------
+    nodes : tuple
+        Node labels, one block each, in block order.
+    families : tuple of tuple
+        ``families[v] = (nodes[v], *parents)`` in table order.
+    hidden : hashable
+        Label of ``H``.
+    hidden_card : int
+        ``K``, the cardinality of ``H``.
+    columns : tuple
+        Labels of the columns of the code matrix ``X`` (``X[:, k]`` holds ``columns[k]``). It may contain labels
+        that are no node (ignored) and even ``hidden`` itself (ignored too: ``H`` is never read from ``X``).
+    cards : dict
+        ``{variable: cardinality}`` of every family member.
+    fam_offsets : intp (V + 1,)
+    fam_cols : intp (F,)
+        Column of ``X`` of each family member, :data:`HIDDEN` (-1) for ``H``.
+    fam_cards : intp (F,)
+    fam_strides : intp (F,)
+        C-order stride of each family member within its block.
+    tab_offsets : intp (V + 1,)
+    h_stride : intp (V,)
+        Stride of ``H`` in each block (0 when ``H`` is not in the family).
+
+    Examples
+    --------
+    Naive Bayes with class ``C`` (K = 2) and features ``A`` (3 states) and ``B`` (2 states) stored in columns
+    0 and 1 of ``X``:
+
+    >>> lay = NetworkLayout.build({"C": [], "A": ["C"], "B": ["C"]}, {"C": 2, "A": 3, "B": 2}, ["A", "B"], "C")
+    >>> lay.fam_cols.tolist(), lay.tab_offsets.tolist(), lay.h_stride.tolist()
+    ([-1, 0, -1, 1, -1], [0, 2, 8, 12], [1, 1, 1])
+    >>> lay.size
+    12
+    """
+
+    nodes: tuple
+    families: tuple
+    hidden: Hashable
+    hidden_card: int
+    columns: tuple
+    cards: dict
+    fam_offsets: np.ndarray
+    fam_cols: np.ndarray
+    fam_cards: np.ndarray
+    fam_strides: np.ndarray
+    tab_offsets: np.ndarray
+    h_stride: np.ndarray
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def build(cls, parents: Mapping, cards: Mapping, columns: Sequence | Mapping, hidden) -> NetworkLayout:
+        """Compile ``{node: parents in table order}`` into the flat layout.
+
+        Parameters
+        ----------
+        parents : mapping
+            ``{node: sequence of parents}``; the order of the parents is the order of the table axes after the
+            node itself (pgmpy's estimators use ``sorted(parents)``). Blocks follow the mapping's order.
+        cards : mapping
+            ``{variable: cardinality}`` for every node, parent and ``hidden``.
+        columns : sequence or mapping
+            Labels of the code-matrix columns in order (``columns[k]`` is column ``k``), or ``{label: column}``.
+            Every variable except ``hidden`` must have a column.
+        hidden : hashable
+            The hidden/class variable ``H``. It may or may not have a block of its own.
+
+        Raises
+        ------
+        ValueError
+            A variable without a cardinality or a column, a node that is its own parent, repeated parents, a
+            cardinality < 1.
+        """
+        if isinstance(columns, Mapping):
+            col_of = {k: int(v) for k, v in columns.items()}
+            n_cols = max(col_of.values(), default=-1) + 1
+            labels = [None] * n_cols
+            for k, v in col_of.items():
+                labels[v] = k
+            columns_t = tuple(labels)
+        else:
+            columns_t = tuple(columns)
+            col_of = {}
+            for k, c in enumerate(columns_t):
+                if c in col_of:
+                    raise ValueError(f"column label {c!r} appears twice in columns.")
+                col_of[c] = k
+        if hidden not in cards:
+            raise ValueError(f"cards has no cardinality for the hidden/class variable {hidden!r}.")
+        K = int(cards[hidden])
+        if K < 1:
+            raise ValueError(f"cardinality of {hidden!r} == {K}, must be >= 1.")
+        nodes, families = [], []
+        fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets, h_stride = [0], [], [], [], [0], []
+        used_cards = {}
+        for node, pa in parents.items():
+            fam = (node, *tuple(pa))
+            if node in fam[1:]:
+                raise ValueError(f"node {node!r} cannot be its own parent.")
+            if len(set(fam)) != len(fam):
+                raise ValueError(f"node {node!r} has repeated parents: {list(fam[1:])!r}.")
+            fcards = []
+            for var in fam:
+                if var not in cards:
+                    raise ValueError(f"cards has no cardinality for {var!r} (family of {node!r}).")
+                c = int(cards[var])
+                if c < 1:
+                    raise ValueError(f"cardinality of {var!r} == {c}, must be >= 1.")
+                fcards.append(c)
+                used_cards[var] = c
+                if var == hidden:
+                    fam_cols.append(HIDDEN)
+                elif var in col_of:
+                    fam_cols.append(col_of[var])
+                else:
+                    raise ValueError(f"variable {var!r} (family of {node!r}) is neither the hidden/class variable "
+                                     f"{hidden!r} nor a column of X (columns: {list(columns_t)!r}).")
+            strides = np.ones(len(fam), dtype=np.intp)
+            for j in range(len(fam) - 2, -1, -1):
+                strides[j] = strides[j + 1] * fcards[j + 1]
+            fam_cards.extend(fcards)
+            fam_strides.extend(strides.tolist())
+            h_stride.append(int(strides[fam.index(hidden)]) if hidden in fam else 0)
+            fam_offsets.append(fam_offsets[-1] + len(fam))
+            tab_offsets.append(tab_offsets[-1] + int(np.prod(fcards)))
+            nodes.append(node)
+            families.append(fam)
+        used_cards.setdefault(hidden, K)
+        return cls(tuple(nodes), tuple(families), hidden, K, columns_t, used_cards, _as_intp(fam_offsets),
+                   _as_intp(fam_cols), _as_intp(fam_cards), _as_intp(fam_strides), _as_intp(tab_offsets),
+                   _as_intp(h_stride))
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def n_nodes(self) -> int:
+        return len(self.nodes)
+
+    @property
+    def size(self) -> int:
+        """``T``: length of the flat CPT buffer."""
+        return int(self.tab_offsets[-1])
+
+    def node_index(self, node) -> int:
+        try:
+            return self.nodes.index(node)
+        except ValueError:
+            raise KeyError(f"{node!r} is not a node of this layout (nodes: {list(self.nodes)!r}).") from None
+
+    def block_shape(self, node) -> tuple:
+        """Shape of ``node``'s table: the cardinalities of its family in table order."""
+        v = self.node_index(node)
+        return tuple(int(c) for c in self.fam_cards[self.fam_offsets[v]:self.fam_offsets[v + 1]])
+
+    def kernel_args(self) -> tuple:
+        """``(fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets, h_stride)`` in kernel order."""
+        return (self.fam_offsets, self.fam_cols, self.fam_cards, self.fam_strides, self.tab_offsets, self.h_stride)
+
+    # ------------------------------------------------------------------ flat buffer <-> per-node tables
+    def block(self, flat: np.ndarray, node) -> np.ndarray:
+        """View of ``node``'s block in ``flat`` shaped like its family (writes go through to ``flat``)."""
+        v = self.node_index(node)
+        return flat[self.tab_offsets[v]:self.tab_offsets[v + 1]].reshape(self.block_shape(node))
+
+    def pack(self, tables, *, log: bool = False) -> np.ndarray:
+        """Flat float64 buffer from per-node tables.
+
+        Parameters
+        ----------
+        tables : mapping or sequence
+            ``{node: array}`` or a sequence aligned with ``nodes``. Each array is C-order over the node's family
+            in table order, of any shape with the right number of entries (e.g. ``TabularCPD.values`` or
+            ``TabularCPD.get_values()`` when the CPD's evidence order is the layout's parent order).
+        log : bool, default False
+            Store natural logs (``log 0 = -inf``, without a warning): the ``log_cpt`` the kernels take.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (size,)
+        """
+        if isinstance(tables, Mapping):
+            missing = [n for n in self.nodes if n not in tables]
+            if missing:
+                raise ValueError(f"tables has no entry for nodes {missing!r}.")
+            seq = [tables[n] for n in self.nodes]
+        else:
+            seq = list(tables)
+            if len(seq) != self.n_nodes:
+                raise ValueError(f"got {len(seq)} tables, expected one per node ({self.n_nodes}).")
+        out = np.empty(self.size, dtype=np.float64)
+        for v, (node, t) in enumerate(zip(self.nodes, seq)):
+            a = np.asarray(t, dtype=np.float64)
+            lo, hi = int(self.tab_offsets[v]), int(self.tab_offsets[v + 1])
+            if a.size != hi - lo:
+                raise ValueError(f"table of {node!r} has {a.size} entries, expected {hi - lo} "
+                                 f"(family shape {self.block_shape(node)}).")
+            out[lo:hi] = a.reshape(-1)
+        if log:
+            with np.errstate(divide="ignore"):
+                np.log(out, out=out)
+        return out
+
+    def unpack(self, flat: np.ndarray, *, exp: bool = False) -> dict:
+        """``{node: table}`` shaped like each family (copies); ``exp=True`` turns a ``log_cpt`` into probabilities."""
+        flat = np.asarray(flat, dtype=np.float64)
+        if flat.shape != (self.size,):
+            raise ValueError(f"flat buffer has shape {flat.shape}, expected ({self.size},).")
+        src = np.exp(flat) if exp else flat
+        return {node: src[self.tab_offsets[v]:self.tab_offsets[v + 1]].reshape(self.block_shape(node)).copy()
+                for v, node in enumerate(self.nodes)}
+
+    def normalize(self, counts: np.ndarray, alpha: float = 0.0, *, log: bool = False) -> np.ndarray:
+        """M-step: per block, ``(counts + alpha)`` normalised over the node's own axis (axis 0 of the family).
+
+        Parent configurations with a zero total get a uniform column (pgmpy's ``DiscreteMLE`` rule).
+        ``alpha`` is the Dirichlet pseudo-count per cell (bnclassify's ``smooth``, pgmpy's ``pseudo_counts``).
+        Returns a flat buffer of probabilities (or their logs with ``log=True``).
+        """
+        counts = np.asarray(counts, dtype=np.float64)
+        if counts.shape != (self.size,):
+            raise ValueError(f"counts has shape {counts.shape}, expected ({self.size},).")
+        if not np.isfinite(alpha) or alpha < 0:
+            raise ValueError(f"alpha == {alpha!r}, must be >= 0.")
+        out = np.empty_like(counts)
+        for v in range(self.n_nodes):
+            lo, hi = int(self.tab_offsets[v]), int(self.tab_offsets[v + 1])
+            r = int(self.fam_cards[self.fam_offsets[v]])
+            out[lo:hi] = _normalize_columns((counts[lo:hi] + alpha).reshape(r, -1)).reshape(-1)
+        if log:
+            with np.errstate(divide="ignore"):
+                np.log(out, out=out)
+        return out
+
+    # ------------------------------------------------------------------ inputs
+    def codes_of(self, X) -> np.ndarray:
+        """C-contiguous int32 code matrix from an ndarray or an :class:`EncodedData` (whose columns must match)."""
+        if isinstance(X, EncodedData):
+            needed = {c for fam in self.families for c in fam if c != self.hidden}
+            for c in needed:
+                k = self.columns.index(c)
+                if k >= X.n_cols or X.columns[k] != c:
+                    raise ValueError(f"EncodedData column {k} is {X.columns[k] if k < X.n_cols else None!r}, but "
+                                     f"the layout expects {c!r} there; build the layout with columns=data.columns.")
+            return X.codes
+        codes = np.ascontiguousarray(X, dtype=np.int32)
+        if codes.ndim != 2:
+            raise ValueError(f"codes must be 2-D (n_rows, n_cols), got shape {codes.shape}.")
+        return codes
+
+    def describe_error(self, err) -> str:
+        """Rewrite a kernel's :class:`KernelInputError` with node and column labels."""
+        node = self.nodes[err.node] if 0 <= err.node < self.n_nodes else err.node
+        col = self.columns[err.column] if 0 <= err.column < len(self.columns) else err.column
+        if err.kind == "range":
+            card = self.cards.get(col)
+            known = f"0..{card - 1}" if card is not None else "its cardinality"
+            return f"row {err.row}: code {err.code} of {col!r} is outside {known} (family of {node!r})."
+        if err.kind == "missing":
+            return (f"row {err.row}: {col!r} (family of {node!r}) is missing; complete data is required unless "
+                    "skip_missing=True.")
+        return (f"row {err.row}: parent {col!r} of {node!r} is missing but {node!r} is not (it is observed or it "
+                "is the hidden/class variable); only missing variables whose children are all missing too can be "
+                "summed out.")
+
+
+def _normalize_columns(t: np.ndarray) -> np.ndarray:
+    """Columns of a (r, q) table normalised to sum 1; all-zero columns become uniform."""
+    s = t.sum(axis=0, keepdims=True)
+    zero = s == 0
+    if zero.any():
+        t = np.where(zero, 1.0, t)
+        s = np.where(zero, t.shape[0], s)
+    return t / s
+
+
+def _check_log_cpt(layout: NetworkLayout, log_cpt) -> np.ndarray:
+    a = np.ascontiguousarray(log_cpt, dtype=np.float64)
+    if a.shape != (layout.size,):
+        raise ValueError(f"log_cpt has shape {a.shape}, expected ({layout.size},) (NetworkLayout.size).")
+    if np.isnan(a).any() or (a == np.inf).any():
+        raise ValueError("log_cpt contains NaN or +inf; it must hold natural logs of probabilities (-inf for 0).")
+    return a
+
+
+def _weights(X, weights, n: int) -> np.ndarray:
+    if weights is None and isinstance(X, EncodedData):
+        return X.kernel_weights()
+    if weights is None:
+        return np.empty(0, dtype=np.float64)
+    w = np.ascontiguousarray(weights, dtype=np.float64)
+    if w.ndim != 1 or w.shape[0] != n:
+        raise ValueError(f"weights must be a 1-D array of length n_rows = {n}, got shape {w.shape}.")
+    if not np.all(np.isfinite(w)) or (w < 0).any():
+        raise ValueError("weights must be finite and >= 0.")
+    return w
+
+
+def _n_threads(n_jobs: int | None) -> int:
+    import os
+
+    if n_jobs is None:
+        return 1
+    if n_jobs < 0:
+        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    return max(1, int(n_jobs))
+
+
+def _call(layout: NetworkLayout, fn, *args, **kwargs):
+    try:
+        return fn(*args, **kwargs)
+    except _posterior.KernelInputError as err:
+        raise ValueError(layout.describe_error(err)) from None
+
+
+def log_joint_batch(layout: NetworkLayout, log_cpt, X, *, skip_missing: bool = False,
+                    n_jobs: int = 1) -> np.ndarray:
+    """``log p(H=h, x_r)`` for every row and every ``h``.
+
+    Parameters
+    ----------
+    layout : NetworkLayout
+    log_cpt : array of float64, shape (layout.size,)
+        Natural-log CPT blocks (``layout.pack(tables, log=True)``).
+    X : ndarray of int32 (n_rows, len(layout.columns)) or EncodedData
+        Codes, column ``k`` holding ``layout.columns[k]``.
+    skip_missing : bool, default False
+        False: complete data required. True: a variable coded -1 is summed out by dropping its factor, which
+        is exact and allowed only when all its children are missing too (see ``cython_core/_posterior.pyx``).
+    n_jobs : int, default 1
+        Threads over row blocks; results are bit-identical for every value.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n_rows, K)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lay = NetworkLayout.build({"C": [], "A": ["C"]}, {"C": 2, "A": 2}, ["A"], "C")
+    >>> log_cpt = lay.pack({"C": [0.5, 0.5], "A": [[0.9, 0.2], [0.1, 0.8]]}, log=True)
+    >>> np.exp(log_joint_batch(lay, log_cpt, np.array([[0], [1]]))).round(3).tolist()
+    [[0.45, 0.1], [0.05, 0.4]]
+    """
+    codes = layout.codes_of(X)
+    out = np.empty((codes.shape[0], layout.hidden_card), dtype=np.float64)
+    _call(layout, _posterior.log_joint_batch, codes, *layout.kernel_args(), _check_log_cpt(layout, log_cpt), out,
+          bool(skip_missing), _n_threads(n_jobs))
+    return out
+
+
+def posterior_batch(layout: NetworkLayout, log_cpt, X, *, skip_missing: bool = False,
+                    n_jobs: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Posterior ``p(H | x_r)`` and ``log p(x_r)`` of every row.
+
+    Parameters are those of :func:`log_joint_batch`.
+
+    Returns
+    -------
+    resp : numpy.ndarray of float64, shape (n_rows, K)
+        Rows sum to 1; a row with ``p(x_r) = 0`` is NaN.
+    loglik : numpy.ndarray of float64, shape (n_rows,)
+        ``log p(x_r)`` (``-inf`` when zero).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lay = NetworkLayout.build({"C": [], "A": ["C"]}, {"C": 2, "A": 2}, ["A"], "C")
+    >>> log_cpt = lay.pack({"C": [0.5, 0.5], "A": [[0.9, 0.2], [0.1, 0.8]]}, log=True)
+    >>> resp, ll = posterior_batch(lay, log_cpt, np.array([[0], [1]]))
+    >>> resp.round(4).tolist(), np.exp(ll).round(3).tolist()
+    ([[0.8182, 0.1818], [0.1111, 0.8889]], [0.55, 0.45])
+    """
+    codes = layout.codes_of(X)
+    n = codes.shape[0]
+    resp = np.empty((n, layout.hidden_card), dtype=np.float64)
+    loglik = np.empty(n, dtype=np.float64)
+    _call(layout, _posterior.posterior_batch, codes, *layout.kernel_args(), _check_log_cpt(layout, log_cpt), resp,
+          loglik, bool(skip_missing), _n_threads(n_jobs))
+    return resp, loglik
+
+
+@dataclass
+class EStepResult:
+    """Result of :func:`estep_accumulate`.
+
+    Attributes
+    ----------
+    loglik : float
+        ``sum_r w_r log p(x_r)`` (``-inf`` if a row with positive weight has probability 0).
+    counts : numpy.ndarray of float64, shape (layout.size,)
+        Expected counts in the flat CPT layout (added to the ``counts`` passed in, if any).
+    resp : numpy.ndarray of float64, shape (n_rows, K), or None
+        Posteriors, when ``return_resp=True``.
+    n_zero : int
+        Rows with ``p(x_r) = 0`` (their ``resp`` row is NaN; they add no counts).
+    """
+
+    loglik: float
+    counts: np.ndarray
+    resp: np.ndarray | None
+    n_zero: int
+
+
+def estep_accumulate(layout: NetworkLayout, log_cpt, X, weights=None, *, counts: np.ndarray | None = None,
+                     return_resp: bool = False, skip_missing: bool = False) -> EStepResult:
+    """E-step over ``H``: log-likelihood, posteriors and posterior-weighted expected counts.
+
+    Parameters
+    ----------
+    layout : NetworkLayout
+    log_cpt : array of float64, shape (layout.size,)
+    X : ndarray of int32 (n_rows, n_cols) or EncodedData
+        Typically unique rows (``pgmpy_ext.stats.unique_rows``) with their multiplicities as ``weights``.
+    weights : array of float64, shape (n_rows,), optional
+        Row weights / multiplicities (default: ``X.weights`` for EncodedData, else ones).
+    counts : array of float64, shape (layout.size,), optional
+        Accumulator: the new expected counts are added into it (in place) and it is returned as
+        ``result.counts``; it is left untouched when the kernel raises. Default: a fresh zero buffer.
+    return_resp : bool, default False
+        Also return the (n_rows, K) posteriors.
+    skip_missing : bool, default False
+        See :func:`log_joint_batch`; summed-out variables get no expected counts.
+
+    Returns
+    -------
+    EStepResult
+
+    Notes
+    -----
+    For every row and node ``v``, ``counts[idx_v(x_r) + h * h_stride[v]] += w_r p(h | x_r)``; families without
+    ``H`` receive exactly ``w_r``. Each family's counts therefore sum to the total weight of the rows it saw.
+    ``layout.normalize(counts, alpha)`` is the M-step.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lay = NetworkLayout.build({"C": [], "A": ["C"]}, {"C": 2, "A": 2}, ["A"], "C")
+    >>> log_cpt = lay.pack({"C": [0.5, 0.5], "A": [[0.9, 0.2], [0.1, 0.8]]}, log=True)
+    >>> res = estep_accumulate(lay, log_cpt, np.array([[0], [1]]), weights=[3.0, 1.0])
+    >>> lay.unpack(res.counts)["C"].round(4).tolist(), round(res.loglik, 4)
+    ([2.5657, 1.4343], -2.592)
+    """
+    codes = layout.codes_of(X)
+    n = codes.shape[0]
+    w = _weights(X, weights, n)
+    lc = _check_log_cpt(layout, log_cpt)
+    if counts is not None and (not isinstance(counts, np.ndarray) or counts.shape != (layout.size,)
+                               or counts.dtype != np.float64):
+        raise ValueError(f"counts must be a float64 array of shape ({layout.size},) to accumulate into.")
+    fresh = np.zeros(layout.size, dtype=np.float64)
+    resp = np.empty((n, layout.hidden_card) if return_resp else (0, layout.hidden_card), dtype=np.float64)
+    ll, n_zero = _call(layout, _posterior.estep_accumulate, codes, w, *layout.kernel_args(), layout.hidden_card, lc,
+                       fresh, resp, bool(skip_missing))
+    if counts is not None:
+        counts += fresh
+        fresh = counts
+    return EStepResult(ll, fresh, resp if return_resp else None, n_zero)
+
+
+@dataclass
+class CLLResult:
+    """Result of :func:`conditional_log_likelihood`.
+
+    Attributes
+    ----------
+    cll : float
+        ``sum_r w_r [log p(y_r, x_r) - log p(x_r)]``.
+    posterior : numpy.ndarray of float64, shape (n_rows, K), or None
+        ``p(h | x_r)`` when ``return_posterior=True``.
+    gradient : numpy.ndarray of float64, shape (layout.size,), or None
+        ``d cll / d log_cpt`` when ``return_gradient=True``: for families containing the class,
+        ``sum_r w_r (1[h = y_r] - p(h | x_r))`` at each row's entry; zero elsewhere.
+    n_zero : int
+        Rows with ``p(x_r) = 0``.
+    """
+
+    cll: float
+    posterior: np.ndarray | None
+    gradient: np.ndarray | None
+    n_zero: int
+
+
+def conditional_log_likelihood(layout: NetworkLayout, log_cpt, X, y, weights=None, *,
+                               return_posterior: bool = False, return_gradient: bool = False,
+                               skip_missing: bool = False) -> CLLResult:
+    """Conditional log-likelihood of class codes ``y`` given the features, with ``H`` = the class.
+
+    Parameters
+    ----------
+    layout : NetworkLayout
+        ``layout.hidden`` is the class variable.
+    log_cpt : array of float64, shape (layout.size,)
+    X : ndarray of int32 (n_rows, n_cols) or EncodedData
+        Feature codes (e.g. unique rows of ``(features, class)`` with their multiplicities as ``weights``).
+    y : array of int, shape (n_rows,)
+        Class codes in ``0..K-1``.
+    weights : array of float64, shape (n_rows,), optional
+    return_posterior, return_gradient : bool, default False
+    skip_missing : bool, default False
+
+    Returns
+    -------
+    CLLResult
+
+    Notes
+    -----
+    .. math:: \\mathrm{CLL} = \\sum_r w_r \\Big[\\log p(y_r, x_r) - \\log \\sum_h p(h, x_r)\\Big]
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lay = NetworkLayout.build({"C": [], "A": ["C"]}, {"C": 2, "A": 2}, ["A"], "C")
+    >>> log_cpt = lay.pack({"C": [0.5, 0.5], "A": [[0.9, 0.2], [0.1, 0.8]]}, log=True)
+    >>> res = conditional_log_likelihood(lay, log_cpt, np.array([[0], [1]]), [0, 1], return_gradient=True)
+    >>> round(res.cll, 4), lay.unpack(res.gradient)["C"].round(4).tolist()
+    (-0.3185, [0.0707, -0.0707])
+    """
+    codes = layout.codes_of(X)
+    n = codes.shape[0]
+    yy = np.ascontiguousarray(y, dtype=np.int32)
+    if yy.shape != (n,):
+        raise ValueError(f"y must have shape ({n},) (one class code per row), got {yy.shape}.")
+    w = _weights(X, weights, n)
+    lc = _check_log_cpt(layout, log_cpt)
+    resp = np.empty((n, layout.hidden_card) if return_posterior else (0, layout.hidden_card), dtype=np.float64)
+    grad = np.zeros(layout.size if return_gradient else 0, dtype=np.float64)
+    cll, n_zero = _call(layout, _posterior.conditional_log_likelihood, codes, yy, w, *layout.kernel_args(),
+                        layout.hidden_card, lc, resp, grad, bool(skip_missing))
+    return CLLResult(cll, resp if return_posterior else None, grad if return_gradient else None, n_zero)
