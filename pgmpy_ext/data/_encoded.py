@@ -299,12 +299,14 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
         raise ValueError(f"states declares columns {unknown!r} that are not in the data (columns: "
                          f"{list(df.columns)!r}).")
     n = df.shape[0]
-    codes = np.empty((n, df.shape[1]), dtype=np.int32, order="C")
+    # fill column by column into a (n_cols, n_rows) buffer (contiguous writes), then transpose once
+    codes_t = np.empty((df.shape[1], n), dtype=np.int32)
     all_states = []
     for k, col in enumerate(df.columns):
-        codes[:, k], st = _encode_column(col, df[col], states.get(col), missing)
+        codes_t[k], st = _encode_column(col, df.iloc[:, k], states.get(col), missing)
         all_states.append(st)
-    return EncodedData(codes, list(df.columns), all_states, weights=weights, missing=missing)
+    return EncodedData(np.ascontiguousarray(codes_t.T), list(df.columns), all_states, weights=weights,
+                       missing=missing)
 
 
 def _encode_column(col, series: pd.Series, declared, missing: str):
@@ -317,12 +319,17 @@ def _encode_column(col, series: pd.Series, declared, missing: str):
             raise ValueError(
                 f"Column {col!r} has float values (e.g. {float(bad[0])!r}); pgmpy-ext needs discrete columns. "
                 "Pass a discretiser (e.g. pgmpy_ext.preprocessing), or cast it to category.")
-    # factorize is hash based and vectorised; only the (few) distinct values go through Python.
-    try:
-        fcodes, uniques = pd.factorize(series, use_na_sentinel=True)
-    except TypeError:
-        raise TypeError("argument must be a string or a number") from None
-    uniques = [_to_python(v) for v in np.asarray(uniques, dtype=object)]
+    # Categorical columns already carry codes; anything else goes through factorize (hash based, vectorised).
+    # Either way only the (few) distinct values go through Python.
+    if kind == "category":
+        fcodes = series.cat.codes.to_numpy()
+        uniques = [_to_python(v) for v in series.cat.categories]
+    else:
+        try:
+            fcodes, uniques = pd.factorize(series, use_na_sentinel=True)
+        except TypeError:
+            raise TypeError("argument must be a string or a number") from None
+        uniques = [_to_python(v) for v in np.asarray(uniques, dtype=object)]
     if kind == "object":
         for v in uniques:
             if not isinstance(v, Hashable):

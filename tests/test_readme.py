@@ -1,0 +1,20 @@
+"""The README quickstart runs as written (in a temporary directory, offline)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_readme_quickstart_runs(tmp_path, monkeypatch, capsys):
+    text = README.read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert blocks, "README has no python block"
+    monkeypatch.chdir(tmp_path)
+    for code in blocks:
+        exec(compile(code, str(README), "exec"), {"__name__": "__readme__"})
+    out = capsys.readouterr().out
+    assert "dysp" in out
+    assert (tmp_path / "asia_tan.xml").exists()
