@@ -1,5 +1,7 @@
 """Structure learning engines and pgmpy StructureEstimator faces."""
 
+from pgmpy_ext.structure._augmented import NBSearch, TANSearch, fit_nb, fit_tan
+from pgmpy_ext.structure._base import ClassifierSearchBase, ClassifierStructure, check_class_node
 from pgmpy_ext.structure._trees import (
     TreeResult,
     fit_chow_liu_tree,
@@ -8,4 +10,5 @@ from pgmpy_ext.structure._trees import (
     orient_forest,
 )
 
-__all__ = ["TreeResult", "fit_chow_liu_tree", "fit_tan_tree", "maximum_spanning_forest", "orient_forest"]
+__all__ = ["ClassifierSearchBase", "ClassifierStructure", "NBSearch", "TANSearch", "check_class_node", "fit_nb",
+           "fit_tan", "TreeResult", "fit_chow_liu_tree", "fit_tan_tree", "maximum_spanning_forest", "orient_forest"]

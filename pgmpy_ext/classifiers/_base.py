@@ -1,0 +1,203 @@
+"""The scikit-learn face shared by every Bayesian-network classifier.
+
+A subclass supplies only ``_fit_structure(data, class_node, rng) -> ClassifierStructure`` (calling an engine from
+:mod:`pgmpy_ext.structure`) and its own ``__init__`` parameters; this base does input validation, the one-time
+encoding, parameter fitting (built-in counts or any pgmpy ``DiscreteParameterEstimator``), building the pgmpy model
+last, and fast prediction through the batch-posterior kernel.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_scalar
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from pgmpy_ext._compat import DiscreteBayesianNetwork, DiscreteParameterEstimator
+from pgmpy_ext.data import EncodedData, encode
+from pgmpy_ext.models import BatchPosterior, build_network
+from pgmpy_ext.stats import log_joint_batch
+from pgmpy_ext.structure._base import ClassifierStructure
+from pgmpy_ext.utils import check_generator
+
+__all__ = ["BNClassifierBase", "LOG_PROB_FLOOR", "as_frame"]
+
+#: log-probabilities are floored here at prediction time (seed 000 D5), so a zero maximum-likelihood estimate
+#: cannot make every class impossible and argmax stays defined. exp(-690.8) = 1e-300.
+LOG_PROB_FLOOR = float(np.log(1e-300))
+
+
+def as_frame(X) -> pd.DataFrame:
+    """A DataFrame passes through unchanged (never modified); anything else goes through ``check_array`` and gets
+    columns ``x0, x1, ...``."""
+    if isinstance(X, pd.DataFrame):
+        return X
+    arr = check_array(X, dtype=None, accept_sparse=False, ensure_all_finite=False)
+    return pd.DataFrame(arr, columns=[f"x{i}" for i in range(arr.shape[1])])
+
+
+def _check_targets(y) -> np.ndarray:
+    if isinstance(y, pd.DataFrame):
+        if y.shape[1] != 1:
+            raise ValueError(f"y must be one column of class labels, got a DataFrame with {y.shape[1]} columns.")
+        y = y.iloc[:, 0]
+    arr = np.asarray(y.astype(object) if isinstance(y, pd.Series) else y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"y must be 1-D (one class label per row), got shape {arr.shape}.")
+    obj = arr.astype(object)
+    missing = pd.isna(obj)
+    if missing.any():
+        r = int(np.flatnonzero(missing)[0])
+        raise ValueError(f"y has a missing class label (NaN/None) at row {r}; remove or impute it.")
+    for v in obj:
+        if not isinstance(v, (str, numbers.Number, bool, np.generic, tuple)):
+            raise TypeError("argument must be a string or a number")
+    return arr
+
+
+class BNClassifierBase(ClassifierMixin, BaseEstimator):
+    """Base of the scikit-learn Bayesian-network classifiers (not used directly).
+
+    Subclasses define ``__init__`` with keyword-only arguments and no logic, ``_check_params`` for their own
+    options (calling ``super()._check_params()``), and ``_fit_structure``.
+
+    Fitted attributes (all subclasses)
+    ----------------------------------
+    model_ : DiscreteBayesianNetwork
+        The learned network, class node included, with CPDs in the user's labels.
+    structure_ : ClassifierStructure
+        Parent sets and the engine's diagnostics (``structure_.trace``).
+    classes_ : ndarray
+        Class labels in ``np.unique(y)`` order: the column order of ``predict_proba``.
+    class_node_ : label
+        Name of the class node in ``model_``: ``y.name`` when y is a named Series (and not a feature name), else
+        ``"class"``.
+    encoder_ : EncodedData
+        The encoded training data (states learned at fit time; the class column last).
+    n_features_in_, feature_names_in_ : set by scikit-learn's ``validate_data``.
+    """
+
+    # ------------------------------------------------------------------ parameters
+    def _check_params(self):
+        check_scalar(self.alpha, "alpha", numbers.Real, min_val=0.0)
+        if self.estimator is not None and not isinstance(self.estimator, DiscreteParameterEstimator):
+            raise TypeError("estimator must be an instance of a pgmpy DiscreteParameterEstimator (e.g. "
+                            f"pgmpy.parameter_estimator.DiscreteMLE()), got {type(self.estimator).__name__}.")
+        if self.n_jobs is not None:
+            check_scalar(self.n_jobs, "n_jobs", numbers.Integral)
+        check_generator(self.random_state)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = False
+        return tags
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y):
+        """Learn the structure and the parameters from discrete features ``X`` and class labels ``y``.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Discrete features (category, str/object, bool, int, or whole-number floats). Real-valued columns are
+            rejected: discretise them first (e.g. in a ``Pipeline``).
+        y : array-like of shape (n_samples,)
+            Class labels of any hashable type; at least two distinct classes.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        frame = as_frame(X)
+        validate_data(self, X, y, skip_check_array=True)
+        y_arr = _check_targets(y)
+        if y_arr.shape[0] != frame.shape[0]:
+            raise ValueError(f"X has {frame.shape[0]} rows but y has {y_arr.shape[0]} labels.")
+        classes = np.unique(y_arr)
+        if classes.shape[0] < 2:
+            raise ValueError(f"the class has a single value {classes[0]!r}; a classifier needs at least 2 classes.")
+        self.classes_ = classes
+        class_node = getattr(y, "name", None)
+        if class_node is None or isinstance(y, pd.DataFrame) or class_node in frame.columns:
+            class_node = "class"
+        if class_node in frame.columns:
+            raise ValueError("a feature is named 'class'; name y (a pandas Series with another name) so that the "
+                             "class node gets a distinct name.")
+        self.class_node_ = class_node
+        self.encoder_ = self._encode_training(frame, y_arr, class_node)
+        rng = check_generator(self.random_state)
+        self.structure_ = self._fit_structure(self.encoder_, class_node, rng)
+        self.model_ = self._fit_parameters(self.structure_, self.encoder_)
+        self._compile()
+        return self
+
+    def _encode_training(self, frame: pd.DataFrame, y: np.ndarray, class_node) -> EncodedData:
+        features = encode(frame)
+        labels = [v.item() if isinstance(v, np.generic) else v for v in self.classes_]
+        target = encode(pd.DataFrame({class_node: pd.Series(y, dtype=object)}), states={class_node: labels})
+        return EncodedData(np.hstack([features.codes, target.codes]), [*features.columns, class_node],
+                           [*features.states, target.states[0]])
+
+    def _fit_structure(self, data: EncodedData, class_node, rng: np.random.Generator) -> ClassifierStructure:
+        raise NotImplementedError
+
+    def _fit_parameters(self, structure: ClassifierStructure, data: EncodedData) -> DiscreteBayesianNetwork:
+        parents = structure.parent_sets()
+        if self.estimator is None:
+            return build_network(parents, data, alpha=self.alpha)
+        # Any pgmpy parameter estimator: fit a fresh copy (the user's instance is left untouched) on the decoded
+        # training frame with every state declared, then attach its CPDs.
+        est = self.estimator.clone()
+        if "state_names" in est.get_params():
+            est.set_params(state_names=data.state_names)
+        model = DiscreteBayesianNetwork()
+        model.add_nodes_from(parents)
+        model.add_edges_from([(p, c) for c, ps in parents.items() for p in ps])
+        frame = data.to_frame(categorical=True)
+        est.fit(model, frame)
+        model.add_cpds(*est.parameters_)
+        model.check_model()
+        return model
+
+    def _compile(self):
+        post = BatchPosterior(self.model_, self.class_node_, n_jobs=self.n_jobs or 1)
+        np.maximum(post.compiled.log_cpt, LOG_PROB_FLOOR, out=post.compiled.log_cpt)
+        self._posterior_ = post
+        order = {(type(c), c): k for k, c in enumerate(post.classes)}
+        self._class_order_ = np.array([order[(type(v), v)] for v in
+                                       (c.item() if isinstance(c, np.generic) else c for c in self.classes_)])
+
+    # ------------------------------------------------------------------ predict
+    def _codes(self, X) -> np.ndarray:
+        frame = as_frame(X)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        if not isinstance(X, pd.DataFrame):
+            frame.columns = list(self.encoder_.columns[:-1])
+        return self._posterior_.encode(frame)
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Log posterior ``log P(class | x)`` per row, columns in ``classes_`` order."""
+        check_is_fitted(self)
+        codes = self._codes(X)
+        lj = log_joint_batch(self._posterior_.compiled.layout, self._posterior_.compiled.log_cpt, codes,
+                             n_jobs=self.n_jobs or 1)[:, self._class_order_]
+        m = lj.max(axis=1, keepdims=True)
+        return lj - (m + np.log(np.exp(lj - m).sum(axis=1, keepdims=True)))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Posterior ``P(class | x)`` per row, shape (n_samples, n_classes), columns in ``classes_`` order."""
+        check_is_fitted(self)
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """Most probable class per row (ties: the first class in ``classes_``)."""
+        check_is_fitted(self)
+        return self.classes_[np.argmax(self.predict_log_proba(X), axis=1)]

@@ -1,0 +1,120 @@
+"""Shared pieces of the classifier structure learners: the result type and the pgmpy ``StructureEstimator`` face.
+
+Every classifier structure engine is a plain function ``engine(data: EncodedData, class_node, **options) ->
+ClassifierStructure`` that builds no pgmpy object. Two faces call it: the pgmpy face below
+(``XxxSearch(data).estimate(class_node=...) -> DAG``, following ``TreeSearch``) and the scikit-learn classifiers
+in :mod:`pgmpy_ext.classifiers`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from pgmpy_ext._compat import DAG, StructureEstimator
+from pgmpy_ext.data import EncodedData, encode
+
+__all__ = ["ClassifierStructure", "ClassifierSearchBase", "check_class_node"]
+
+
+@dataclass
+class ClassifierStructure:
+    """The structure of a Bayesian-network classifier, in labels.
+
+    Attributes
+    ----------
+    class_node : label
+        The class; it has no parents.
+    features : list
+        Every feature of the data, in data order (selected or not).
+    parents : dict
+        ``{feature: [parents]}`` for every feature. A *selected* feature has the class among its parents; an
+        unselected one (selective NB) has no parents at all and is independent of the class.
+    trace : dict
+        Engine-specific diagnostics (e.g. the SBN monitor trace, ABN gains, CMI weights).
+    """
+
+    class_node: object
+    features: list
+    parents: dict
+    trace: dict = field(default_factory=dict)
+
+    @property
+    def selected(self) -> list:
+        """Features that depend on the class (the class is one of their parents)."""
+        return [f for f in self.features if self.class_node in self.parents[f]]
+
+    def parent_sets(self) -> dict:
+        """``{node: [parents]}`` for every node, class first (the form ``build_network`` takes)."""
+        out = {self.class_node: []}
+        out.update({f: list(self.parents[f]) for f in self.features})
+        return out
+
+    def augmenting_edges(self) -> list:
+        """Feature -> feature arcs (parent, child)."""
+        return [(p, f) for f in self.features for p in self.parents[f] if p != self.class_node]
+
+    def edges(self) -> list:
+        """All arcs (parent, child): class arcs first, in feature order, then augmenting arcs."""
+        arcs = [(self.class_node, f) for f in self.features if self.class_node in self.parents[f]]
+        return arcs + self.augmenting_edges()
+
+    def to_dag(self) -> DAG:
+        """A ``pgmpy.base.DAG`` with every node (unselected features stay as isolated nodes)."""
+        dag = DAG()
+        dag.add_nodes_from([self.class_node, *self.features])
+        dag.add_edges_from(self.edges())
+        return dag
+
+
+def check_class_node(data: EncodedData, class_node, features: Sequence | None = None) -> list:
+    """Validate the class column and return the feature list (default: every other column)."""
+    if class_node not in data.columns:
+        raise ValueError(f"class_node {class_node!r} is not a column of the data (columns: {data.columns!r}).")
+    if data.card(class_node) < 2:
+        raise ValueError(f"class column {class_node!r} has a single state {data.states[data.index(class_node)]!r}; "
+                         "a classifier needs at least 2 classes.")
+    if features is None:
+        features = [c for c in data.columns if c != class_node]
+    features = list(features)
+    if class_node in features:
+        raise ValueError(f"the class {class_node!r} cannot also be a feature.")
+    if not features:
+        raise ValueError("a classifier needs at least one feature besides the class.")
+    for f in features:
+        data.index(f)
+    return features
+
+
+class ClassifierSearchBase(StructureEstimator):
+    """pgmpy face of a classifier structure learner (subclass of pgmpy's ``StructureEstimator``, like ``TreeSearch``).
+
+    Data and data-bound options go to ``__init__``; algorithm options to ``estimate``. The data are encoded once
+    (with pgmpy's state names: sorted observed values unless ``state_names`` declares them), and ``estimate``
+    returns a ``pgmpy.base.DAG`` whose class node is a parent of every selected feature. The full engine result
+    (with its diagnostics) is kept in ``result_``.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Discrete data, one column per variable, the class included. Missing values are not supported.
+    state_names : dict, optional
+        ``{column: [states]}`` (pgmpy's convention).
+    n_jobs : int, default 1
+        Threads for the counting kernels (results do not depend on it).
+    """
+
+    def __init__(self, data: pd.DataFrame, state_names: dict | None = None, n_jobs: int = 1, **kwargs):
+        if not isinstance(data, pd.DataFrame):
+            raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}.")
+        super().__init__(data=data, state_names=state_names, **kwargs)
+        self.n_jobs = n_jobs
+        self.encoded_ = encode(self.data, states=self.state_names, missing="error")
+
+    def _estimate(self, engine, class_node, **options) -> DAG:
+        if class_node is None:
+            raise ValueError("class_node is required: the name of the class column.")
+        self.result_ = engine(self.encoded_, class_node, n_jobs=self.n_jobs, **options)
+        return self.result_.to_dag()
