@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_scalar
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, DiscreteParameterEstimator
 from pgmpy_ext.data import EncodedData, encode
@@ -40,23 +41,29 @@ def as_frame(X) -> pd.DataFrame:
 
 
 def _check_targets(y) -> np.ndarray:
+    """1-D array of class labels in their own dtype; rejects NaN, continuous targets and unhashable labels."""
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
             raise ValueError(f"y must be one column of class labels, got a DataFrame with {y.shape[1]} columns.")
         y = y.iloc[:, 0]
-    arr = np.asarray(y.astype(object) if isinstance(y, pd.Series) else y)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
-    if arr.ndim != 1:
-        raise ValueError(f"y must be 1-D (one class label per row), got shape {arr.shape}.")
-    obj = arr.astype(object)
-    missing = pd.isna(obj)
-    if missing.any():
-        r = int(np.flatnonzero(missing)[0])
-        raise ValueError(f"y has a missing class label (NaN/None) at row {r}; remove or impute it.")
-    for v in obj:
-        if not isinstance(v, (str, numbers.Number, bool, np.generic, tuple)):
-            raise TypeError("argument must be a string or a number")
+    if isinstance(y, pd.Series):
+        if y.isna().any():
+            r = int(np.flatnonzero(y.isna().to_numpy())[0])
+            raise ValueError(f"y has a missing class label (NaN/None) at row {r}; remove or impute it.")
+        y = y.to_numpy(dtype=object) if not pd.api.types.is_numeric_dtype(y.dtype) else y.to_numpy()
+    arr = column_or_1d(np.asarray(y), warn=True)
+    if arr.dtype == object:
+        missing = pd.isna(arr)
+        if missing.any():
+            r = int(np.flatnonzero(missing)[0])
+            raise ValueError(f"y has a missing class label (NaN/None) at row {r}; remove or impute it.")
+        for v in arr:
+            if not isinstance(v, (str, numbers.Number, bool, np.generic, tuple)):
+                raise TypeError("argument must be a string or a number")
+    elif arr.dtype.kind == "f" and np.isnan(arr).any():
+        r = int(np.flatnonzero(np.isnan(arr))[0])
+        raise ValueError(f"y has a missing class label (NaN) at row {r}; remove or impute it.")
+    check_classification_targets(arr)
     return arr
 
 
@@ -123,7 +130,8 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
             raise ValueError(f"X has {frame.shape[0]} rows but y has {y_arr.shape[0]} labels.")
         classes = np.unique(y_arr)
         if classes.shape[0] < 2:
-            raise ValueError(f"the class has a single value {classes[0]!r}; a classifier needs at least 2 classes.")
+            raise ValueError(f"the class has a single value {classes[0]!r} (1 class); a classifier needs at least 2 "
+                             "classes.")
         self.classes_ = classes
         class_node = getattr(y, "name", None)
         if class_node is None or isinstance(y, pd.DataFrame) or class_node in frame.columns:

@@ -313,6 +313,15 @@ def _encode_column(col, series: pd.Series, declared, missing: str):
     kind = _column_kind(col, series)
     if kind == "float":
         raw = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        if missing == "error" and np.isnan(raw).any():
+            row = int(np.flatnonzero(np.isnan(raw))[0])
+            raise ValueError(f"Column {col!r} has a missing value (NaN) at row {row}; pgmpy-ext's default "
+                             "missing='error' rejects it. Impute or drop it, or use missing='skip' where the learner "
+                             "supports available-case counting.")
+        if np.isinf(raw).any():
+            row = int(np.flatnonzero(np.isinf(raw))[0])
+            raise ValueError(f"Column {col!r} has an infinite value (inf) at row {row}; pgmpy-ext needs discrete "
+                             "columns.")
         if not _float_is_discrete(raw):
             finite = raw[~np.isnan(raw)]
             bad = finite[~np.isfinite(finite) | (finite != np.round(finite))]

@@ -84,8 +84,10 @@ def test_transform_accepts_numpy_and_float_coded_ints():
 def test_real_valued_float_column_is_rejected():
     with pytest.raises(ValueError, match=r"Column 'age' has float values \(e.g. 37.5\); pgmpy-ext needs discrete"):
         encode(pd.DataFrame({"age": [20.0, 37.5]}))
-    with pytest.raises(ValueError, match="has float values"):
+    with pytest.raises(ValueError, match=r"Column 'x' has an infinite value \(inf\) at row 1"):
         encode(pd.DataFrame({"x": [1.0, np.inf]}))
+    with pytest.raises(ValueError, match=r"Column 'x' has a missing value \(NaN\) at row 0"):
+        encode(pd.DataFrame({"x": [np.nan, 1.5]}))
 
 
 def test_missing_policy():
