@@ -9,6 +9,7 @@ import numpy as np
 
 from pgmpy_ext._core import _counting
 from pgmpy_ext.data import EncodedData
+from pgmpy_ext.utils.validation import effective_n_threads
 
 __all__ = ["family_counts", "family_counts_codes", "pair_offsets", "pairwise_counts", "PairwiseCounts",
            "unique_rows", "UniqueRows"]
@@ -168,18 +169,9 @@ def pairwise_counts(data: EncodedData, features: Sequence | None = None, cond=No
     off = pair_offsets(cards, ccard)
     out = np.zeros(int(off[-1]), dtype=np.float64)
     _counting.pairwise_counts(data.codes, fidx, cards, cidx, ccard, data.kernel_weights(weights), off, out,
-                              _n_threads(n_jobs))
+                              effective_n_threads(n_jobs))
     return PairwiseCounts(out, off, cards, ccard, features)
 
-
-def _n_threads(n_jobs: int | None) -> int:
-    import os
-
-    if n_jobs is None:
-        return 1
-    if n_jobs < 0:
-        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
-    return max(1, int(n_jobs))
 
 
 @dataclass

@@ -15,6 +15,7 @@ import numpy as np
 
 from pgmpy_ext._core import _posterior
 from pgmpy_ext.data import EncodedData
+from pgmpy_ext.utils.validation import effective_n_threads
 
 __all__ = ["HIDDEN", "NetworkLayout", "EStepResult", "CLLResult", "log_joint_batch", "posterior_batch",
            "estep_accumulate", "conditional_log_likelihood"]
@@ -333,15 +334,6 @@ def _weights(X, weights, n: int) -> np.ndarray:
     return w
 
 
-def _n_threads(n_jobs: int | None) -> int:
-    import os
-
-    if n_jobs is None:
-        return 1
-    if n_jobs < 0:
-        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
-    return max(1, int(n_jobs))
-
 
 def _call(layout: NetworkLayout, fn, *args, **kwargs):
     try:
@@ -382,7 +374,7 @@ def log_joint_batch(layout: NetworkLayout, log_cpt, X, *, skip_missing: bool = F
     codes = layout.codes_of(X)
     out = np.empty((codes.shape[0], layout.hidden_card), dtype=np.float64)
     _call(layout, _posterior.log_joint_batch, codes, *layout.kernel_args(), _check_log_cpt(layout, log_cpt), out,
-          bool(skip_missing), _n_threads(n_jobs))
+          bool(skip_missing), effective_n_threads(n_jobs))
     return out
 
 
@@ -413,7 +405,7 @@ def posterior_batch(layout: NetworkLayout, log_cpt, X, *, skip_missing: bool = F
     resp = np.empty((n, layout.hidden_card), dtype=np.float64)
     loglik = np.empty(n, dtype=np.float64)
     _call(layout, _posterior.posterior_batch, codes, *layout.kernel_args(), _check_log_cpt(layout, log_cpt), resp,
-          loglik, bool(skip_missing), _n_threads(n_jobs))
+          loglik, bool(skip_missing), effective_n_threads(n_jobs))
     return resp, loglik
 
 

@@ -1,5 +1,5 @@
-"""Small shared helpers (validation, randomness)."""
+"""Small shared helpers (validation, randomness, threads)."""
 
-from pgmpy_ext.utils.validation import check_generator, check_option
+from pgmpy_ext.utils.validation import check_generator, check_option, effective_n_threads
 
-__all__ = ["check_generator", "check_option"]
+__all__ = ["check_generator", "check_option", "effective_n_threads"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 
 import numpy as np
@@ -27,3 +28,12 @@ def check_generator(random_state) -> np.random.Generator:
     if isinstance(random_state, np.random.RandomState):
         raise TypeError("random_state is a legacy numpy RandomState; pass an int or a numpy Generator.")
     raise TypeError(f"random_state must be None, an int or a numpy Generator, got {type(random_state).__name__}.")
+
+
+def effective_n_threads(n_jobs: int | None) -> int:
+    """Threads for a kernel from an sklearn-style ``n_jobs`` (None -> 1, -1 -> all cores, -2 -> all but one)."""
+    if n_jobs is None:
+        return 1
+    if n_jobs < 0:
+        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    return max(1, int(n_jobs))
