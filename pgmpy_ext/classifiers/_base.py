@@ -86,6 +86,9 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
         ``"class"``.
     encoder_ : EncodedData
         The encoded training data (states learned at fit time; the class column last).
+    estimator_ : DiscreteParameterEstimator or None
+        The fitted copy of ``estimator`` (e.g. a ``TMEstimator`` with its ``cll_trace_`` and ``n_iter_``); None when
+        the built-in counts were used.
     n_features_in_, feature_names_in_ : set by scikit-learn's ``validate_data``.
     """
 
@@ -159,20 +162,30 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
 
     def _fit_parameters(self, structure: ClassifierStructure, data: EncodedData) -> DiscreteBayesianNetwork:
         parents = structure.parent_sets()
+        self.estimator_ = None
         if self.estimator is None:
             return build_network(parents, data, alpha=self.alpha)
         # Any pgmpy parameter estimator: fit a fresh copy (the user's instance is left untouched) on the decoded
         # training frame with every state declared, then attach its CPDs.
         est = self.estimator.clone()
-        if "state_names" in est.get_params():
+        params = est.get_params()
+        if "state_names" in params:
             est.set_params(state_names=data.state_names)
+        if "class_node" in params and params["class_node"] is None:
+            # discriminative estimators (e.g. TMEstimator) maximise p(class | features): tell them the class
+            est.set_params(class_node=structure.class_node)
         model = DiscreteBayesianNetwork()
         model.add_nodes_from(parents)
         model.add_edges_from([(p, c) for c, ps in parents.items() for p in ps])
-        frame = data.to_frame(categorical=True)
-        est.fit(model, frame)
+        fit_encoded = getattr(est, "fit_encoded", None)
+        if callable(fit_encoded):
+            # pgmpy-ext estimators take the encoded data as it is (no decode / re-encode round trip)
+            fit_encoded(model, data)
+        else:
+            est.fit(model, data.to_frame(categorical=True))
         model.add_cpds(*est.parameters_)
         model.check_model()
+        self.estimator_ = est
         return model
 
     def _compile(self):

@@ -21,9 +21,11 @@ from pgmpy_ext.stats._posterior import (
     posterior_batch,
 )
 from pgmpy_ext.stats._scores import SCORE_KINDS, FamilyCounter, local_score
+from pgmpy_ext.stats._tm import TMData, TMEvaluation
 
 __all__ = ["PairwiseCounts", "UniqueRows", "family_counts", "family_counts_codes", "pair_offsets",
            "pairwise_counts", "unique_rows"]
 __all__ += ["cmi_matrix", "mi_matrix", "SCORE_KINDS", "FamilyCounter", "local_score"]
 __all__ += ["HIDDEN", "CLLResult", "EStepResult", "NetworkLayout", "conditional_log_likelihood", "estep_accumulate",
             "log_joint_batch", "posterior_batch"]
+__all__ += ["TMData", "TMEvaluation"]

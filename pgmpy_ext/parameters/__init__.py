@@ -1,0 +1,13 @@
+"""Parameter learners: pgmpy ``DiscreteParameterEstimator`` faces and their engines on encoded data."""
+
+from pgmpy_ext.parameters._tm import (
+    LINE_SEARCHES,
+    THESIS_GRID,
+    TMEstimator,
+    TMResult,
+    check_tm_params,
+    class_children,
+    fit_tm,
+)
+
+__all__ = ["LINE_SEARCHES", "THESIS_GRID", "TMEstimator", "TMResult", "check_tm_params", "class_children", "fit_tm"]
