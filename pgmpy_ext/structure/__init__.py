@@ -2,6 +2,13 @@
 
 from pgmpy_ext.structure._augmented import NBSearch, TANSearch, fit_nb, fit_tan
 from pgmpy_ext.structure._base import ClassifierSearchBase, ClassifierStructure, check_class_node
+from pgmpy_ext.structure._ctan import CTANSearch, ear_matrix, fit_ctan
+from pgmpy_ext.structure._structural_tm import (
+    StructuralTMSearch,
+    cbic_score,
+    conditional_dimension,
+    fit_structural_tm,
+)
 from pgmpy_ext.structure._trees import (
     TreeResult,
     fit_chow_liu_tree,
@@ -12,3 +19,5 @@ from pgmpy_ext.structure._trees import (
 
 __all__ = ["ClassifierSearchBase", "ClassifierStructure", "NBSearch", "TANSearch", "check_class_node", "fit_nb",
            "fit_tan", "TreeResult", "fit_chow_liu_tree", "fit_tan_tree", "maximum_spanning_forest", "orient_forest"]
+__all__ += ["CTANSearch", "StructuralTMSearch", "cbic_score", "conditional_dimension", "ear_matrix", "fit_ctan",
+            "fit_structural_tm"]
