@@ -1,9 +1,10 @@
 """10-fold stratified CV accuracy of the BN classifiers on the shared UCI sets (PMLB copies).
 
 Protocol: identical folds for every learner (StratifiedKFold(10, shuffle=True, random_state=0)); continuous columns
-are cut into 5 equal-frequency bins fitted on the training fold only; every discrete column keeps the full domain
-seen in the whole file as its declared categories (no label information: only which values exist), so a value
-that occurs only in a test fold is a known state with smoothed probability instead of an error.
+(float columns with fractions) are cut into 5 equal-frequency bins (pgmpy_ext.preprocessing.EqualFrequencyDiscretizer)
+fitted on the training fold only; every discrete column keeps the full domain seen in the whole file as its declared
+categories (pgmpy_ext.datasets.load_dataset; no label information: only which values exist), so a value that
+occurs only in a test fold is a known state with smoothed probability instead of an error.
 
 Learners: pgmpy-ext NB, TAN, SBN (marginal rule), ABN (MDL gain), all with alpha (default 1.0); and, as external
 references on the same folds, a plain-numpy TAN (benchmarks/classifiers.py) and pyAgrum's BNClassifier "TAN"
@@ -22,11 +23,12 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
-from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import KBinsDiscretizer
+
+from pgmpy_ext.datasets import load_dataset
+from pgmpy_ext.preprocessing import EqualFrequencyDiscretizer
 
 DATASETS = ["corral", "cleve", "hepatitis", "iris", "pima", "vote", "chess", "mushroom", "splice", "soybean"]
 
@@ -36,43 +38,10 @@ def data_dir() -> Path:
     return Path(env) if env else Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
 
 
-def load_uci(name: str) -> tuple[pd.DataFrame, pd.Series]:
-    df = pd.read_csv(data_dir() / "uci" / f"{name}.tsv.gz", sep="\t")
-    y = df.pop("target")
-    for c in df.columns:
-        col = df[c]
-        is_float = pd.api.types.is_float_dtype(col) and not np.all(col.dropna() == np.round(col.dropna()))
-        if not is_float:
-            vals = col.dropna()
-            vals = vals.astype(np.int64) if pd.api.types.is_float_dtype(col) else vals
-            df[c] = pd.Categorical(vals.reindex(col.index), categories=sorted(vals.unique()))
-    return df, y
-
-
-class EqualFrequencyBins(BaseEstimator, TransformerMixin):
-    """Equal-frequency bins for float columns (fitted on the training fold), categorical output; other columns
-    pass through. A stand-in until pgmpy_ext.preprocessing exists."""
-
-    def __init__(self, n_bins=5):
-        self.n_bins = n_bins
-
-    def fit(self, X, y=None):
-        self.float_cols_ = [c for c in X.columns if pd.api.types.is_float_dtype(X[c])]
-        self.kbins_ = None
-        if self.float_cols_:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                self.kbins_ = KBinsDiscretizer(n_bins=self.n_bins, encode="ordinal", strategy="quantile",
-                                               quantile_method="averaged_inverted_cdf").fit(X[self.float_cols_])
-        return self
-
-    def transform(self, X):
-        out = X.copy()
-        if self.kbins_ is not None:
-            codes = self.kbins_.transform(X[self.float_cols_]).astype(int)
-            for j, c in enumerate(self.float_cols_):
-                out[c] = pd.Categorical(codes[:, j], categories=list(range(int(self.kbins_.n_bins_[j]))))
-        return out
+def load_uci(name: str):
+    """(X, y) of a shared UCI set: float columns with fractions stay float64, every other column is a Categorical
+    over all values in the file (pgmpy_ext.datasets.load_dataset, which also honours $PGMPY_EXT_DATA)."""
+    return load_dataset(name)
 
 
 def learners(alpha: float) -> dict:
@@ -141,7 +110,7 @@ def main(argv=None):
           "continuous columns: 5 equal-frequency bins fitted per training fold\n")
     print("| dataset | rows | " + " | ".join(base) + " |")
     print("|---|---|" + "---|" * len(base))
-    timings = {k: 0.0 for k in base}
+    timings = dict.fromkeys(base, 0.0)
     for name in names:
         X, y = load_uci(name)
         folds = list(StratifiedKFold(args.folds, shuffle=True, random_state=0).split(X, y))
@@ -150,7 +119,7 @@ def main(argv=None):
             accs = []
             t0 = time.perf_counter()
             for tr, te in folds:
-                pipe = Pipeline([("bins", EqualFrequencyBins(5)), ("clf", clone(est))])
+                pipe = Pipeline([("bins", EqualFrequencyDiscretizer(5)), ("clf", clone(est))])
                 pipe.fit(X.iloc[tr], y.iloc[tr])
                 accs.append(pipe.score(X.iloc[te], y.iloc[te]))
             timings[key] += time.perf_counter() - t0

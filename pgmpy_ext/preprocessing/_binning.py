@@ -1,0 +1,336 @@
+"""Discretisers with categorical output: the shared base and the unsupervised equal-width / equal-frequency ones.
+
+Every discretiser returns a pandas DataFrame whose discretised columns are pandas Categorical with categories
+``0 .. n_bins_[col] - 1``, so every bin is a declared state of the classifier that follows even when a test fold
+misses it. The bin labels are integer codes, not intervals: integer states survive BIF/XMLBIF round trips, read
+the same in every fold (a fold's interval labels would change with its cut points), and compare as numbers;
+``cut_points_`` maps them back to intervals.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.preprocessing import KBinsDiscretizer
+from sklearn.utils import check_scalar
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+__all__ = ["EqualFrequencyDiscretizer", "EqualWidthDiscretizer"]
+
+_COLUMN_MODES = (None, "numeric")
+
+
+def _as_frame(X) -> pd.DataFrame:
+    """A DataFrame passes through (never modified); anything else goes through ``check_array`` and gets columns
+    ``x0, x1, ...`` (the names ``get_feature_names_out`` gives)."""
+    if isinstance(X, pd.DataFrame):
+        return X
+    arr = check_array(X, dtype=None, accept_sparse=False, ensure_all_finite=False)
+    return pd.DataFrame(arr, columns=[f"x{i}" for i in range(arr.shape[1])])
+
+
+def _is_numeric(col: pd.Series) -> bool:
+    dtype = col.dtype
+    if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
+        return False
+    if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype):
+        return True
+    if pd.api.types.is_object_dtype(dtype):  # numpy object arrays: numeric when every non-missing cell is a real number
+        vals = col.dropna()
+        return len(vals) > 0 and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in vals)
+    return False
+
+
+def _values(col: pd.Series, name) -> np.ndarray:
+    """float64 values of a column to discretise; NaN and inf raise naming the column and the row."""
+    x = col.to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(x)
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        what = "a missing value (NaN)" if np.isnan(x[r]) else f"an infinite value ({x[r]})"
+        raise ValueError(f"Column {name!r} has {what} at row {r}; a discretiser needs finite values. Impute or drop "
+                         "it first (e.g. sklearn.impute.SimpleImputer in the Pipeline).")
+    return x
+
+
+def _has_fraction(col: pd.Series) -> bool:
+    """True for a float column with at least one finite value that is not a whole number."""
+    if not pd.api.types.is_float_dtype(col.dtype):
+        if not pd.api.types.is_object_dtype(col.dtype) or not _is_numeric(col):
+            return False
+    x = col.to_numpy(dtype=np.float64, na_value=np.nan)
+    x = x[np.isfinite(x)]
+    return bool(np.any(x != np.round(x)))
+
+
+class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Shared fit/transform plumbing; subclasses implement ``_fit_cuts(values, y) -> list of cut arrays`` and
+    may override ``_select_numeric`` and ``_bin``."""
+
+    _supervised = False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = False
+        tags.target_tags.required = self._supervised
+        return tags
+
+    # ------------------------------------------------------------------ column selection
+    def _check_params(self):
+        cols = self.columns
+        if isinstance(cols, str) and cols not in _COLUMN_MODES:
+            raise ValueError(f"columns == {cols!r}, must be None (float-valued columns), 'numeric', or a list of "
+                             f"column labels (write columns=[{cols!r}] for a single column).")
+
+    def _select_numeric(self, frame: pd.DataFrame, name) -> bool:
+        """Whether ``columns='numeric'`` discretises this numeric column (every one, by default)."""
+        return True
+
+    def _selected_columns(self, frame: pd.DataFrame, X) -> list:
+        cols = self.columns
+        if cols is None:
+            return [c for c in frame.columns if _is_numeric(frame[c]) and _has_fraction(frame[c])]
+        if isinstance(cols, str):  # "numeric"
+            return [c for c in frame.columns if _is_numeric(frame[c]) and self._select_numeric(frame, c)]
+        if np.isscalar(cols):
+            cols = [cols]
+        out = []
+        for c in cols:
+            if c in frame.columns:
+                label = c
+            elif not isinstance(X, pd.DataFrame) and isinstance(c, numbers.Integral) and 0 <= c < frame.shape[1]:
+                label = frame.columns[c]  # array input: integer positions are accepted too
+            else:
+                raise ValueError(f"columns names {c!r}, which is not a column of X (columns: {list(frame.columns)!r}).")
+            if not _is_numeric(frame[label]):
+                raise ValueError(f"Column {label!r} has dtype {frame[label].dtype}; only numeric columns can be "
+                                 "discretised. Leave it out of columns= (it passes through unchanged).")
+            if label in out:
+                raise ValueError(f"columns lists {label!r} twice.")
+            out.append(label)
+        return [c for c in frame.columns if c in out]  # input order
+
+    # ------------------------------------------------------------------ fit / transform
+    def fit(self, X, y=None):
+        """Learn the cut points of the selected columns on ``X`` (a training fold)."""
+        self._check_params()
+        frame = _as_frame(X)
+        if self._supervised and y is None:
+            # (sklearn's check_requires_y_none looks for the words "requires y to be passed")
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None; it is "
+                             "supervised: call fit(X, y) with the class labels.")
+        validate_data(self, X, skip_check_array=True)
+        if frame.shape[0] == 0:
+            raise ValueError("X has no rows (0 samples); a discretiser needs at least one row.")
+        if self._supervised:
+            self._check_targets(y, frame.shape[0])
+        if frame.columns.has_duplicates:
+            dup = frame.columns[frame.columns.duplicated()].tolist()
+            raise ValueError(f"Column labels must be unique; duplicated: {dup!r}.")
+        self.__dict__.pop("kbins_", None)  # a refit never keeps a previous fit's sklearn discretiser
+        self.columns_ = self._selected_columns(frame, X)
+        values = (np.column_stack([_values(frame[c], c) for c in self.columns_]) if self.columns_
+                  else np.empty((frame.shape[0], 0)))
+        cuts = self._fit_cuts(values, y) if self.columns_ else []
+        self.cut_points_ = {c: np.asarray(cut, dtype=np.float64) for c, cut in zip(self.columns_, cuts)}
+        self.n_bins_ = {c: int(cut.size) + 1 for c, cut in self.cut_points_.items()}
+        self._input_columns = list(frame.columns)
+        return self
+
+    def _check_targets(self, y, n_rows: int):
+        """Supervised discretisers validate and store the class labels here (called before ``_fit_cuts``)."""
+        raise NotImplementedError
+
+    def _fit_cuts(self, values: np.ndarray, y) -> list:
+        raise NotImplementedError
+
+    def _bin(self, values: np.ndarray) -> np.ndarray:
+        """(n, k) values of ``columns_`` -> (n, k) int bin codes: the number of cut points <= the value."""
+        return np.column_stack([np.searchsorted(self.cut_points_[c], values[:, j], side="right")
+                                for j, c in enumerate(self.columns_)])
+
+    def transform(self, X) -> pd.DataFrame:
+        """Replace each column of ``columns_`` by its bin codes (Categorical over ``0 .. n_bins_[col] - 1``).
+
+        Returns a new DataFrame (also for array input, with columns ``x0, x1, ...``); the caller's data is not
+        modified and the other columns pass through unchanged. Values beyond the fitted range go to the first or
+        the last bin.
+        """
+        check_is_fitted(self)
+        frame = _as_frame(X)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        if not isinstance(X, pd.DataFrame):
+            frame.columns = self._input_columns
+        absent = [c for c in self.columns_ if c not in frame.columns]
+        if absent:
+            raise ValueError(f"Columns {absent!r} were discretised at fit time but are missing from X.")
+        out = frame.copy(deep=False)  # new frame; assigning columns below never writes into the caller's data
+        if not self.columns_:
+            return out
+        values = np.column_stack([_values(frame[c], c) for c in self.columns_])
+        codes = self._bin(values)
+        for j, c in enumerate(self.columns_):
+            out[c] = pd.Categorical.from_codes(codes[:, j].astype(np.int64),
+                                               categories=np.arange(self.n_bins_[c], dtype=np.int64))
+        return out
+
+
+def _kbins_kwargs(strategy: str) -> dict:
+    kwargs = {"encode": "ordinal", "strategy": strategy, "subsample": None}
+    # quantile_method appeared in scikit-learn 1.7; older versions use numpy's "linear" percentiles.
+    if strategy == "quantile" and "quantile_method" in KBinsDiscretizer().get_params():
+        kwargs["quantile_method"] = "averaged_inverted_cdf"
+    return kwargs
+
+
+class _KBinsDiscretizer(_DiscretizerBase):
+    _strategy = "uniform"
+    _own_bin_per_value = False
+
+    # n_bins may be positional (STYLE 5 says keyword-only) because scikit-learn's KBinsDiscretizer(n_bins=5, *, ...)
+    # takes it that way and the house examples write EqualFrequencyDiscretizer(5).
+    def __init__(self, n_bins=5, *, columns=None):
+        self.n_bins = n_bins
+        self.columns = columns
+
+    def _check_params(self):
+        check_scalar(self.n_bins, "n_bins", numbers.Integral, min_val=2)
+        super()._check_params()
+
+    def _select_numeric(self, frame, name) -> bool:
+        # seed 000 D14: a whole-number column with <= n_bins distinct values is kept as it is (categorical).
+        col = frame[name]
+        return _has_fraction(col) or col.nunique(dropna=True) > self.n_bins
+
+    def _fit_cuts(self, values, y):
+        # sklearn warns for constant features and for collapsed quantile bins; both are reported through n_bins_
+        # (1 bin, fewer bins), and inside cross-validation a warning per fold is only noise.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=r"Feature \d+ is constant", category=UserWarning)
+            warnings.filterwarnings("ignore", message=r"Bins whose width are too small", category=UserWarning)
+            self.kbins_ = KBinsDiscretizer(n_bins=self.n_bins, **_kbins_kwargs(self._strategy)).fit(values)
+        cuts = [edges[1:-1] for edges in self.kbins_.bin_edges_]
+        if self._own_bin_per_value:
+            for j in range(values.shape[1]):
+                uniq = np.unique(values[:, j])
+                if 1 < uniq.size <= self.n_bins:  # one bin per distinct value (see EqualFrequencyDiscretizer Notes)
+                    cuts[j] = (uniq[:-1] + uniq[1:]) / 2.0
+        return cuts
+
+
+class EqualWidthDiscretizer(_KBinsDiscretizer):
+    """Equal-width binning with categorical output (unsupervised), e.g. the 5 bins of seed 000 chapter 4.
+
+    Each selected column is cut into ``n_bins`` intervals of equal width between its minimum and maximum on the
+    training data (scikit-learn's ``KBinsDiscretizer(strategy="uniform", encode="ordinal")`` inside). Seed 000
+    section 7.1 and decision D14 (``../shared/specs/seed000-sbn-cem-nbm.md``).
+
+    Parameters
+    ----------
+    n_bins : int >= 2, default 5
+        Number of bins per column. (It may be passed positionally, as in scikit-learn's ``KBinsDiscretizer``.)
+    columns : None, "numeric" or list of labels, default None
+        Which columns to discretise; all others pass through unchanged.
+        ``None``: the float-valued columns, i.e. float columns with at least one value that is not a whole number.
+        ``"numeric"``: every numeric (not bool, not categorical) column, except whole-number columns with at most
+        ``n_bins`` distinct values, which are kept as they are (D14: e.g. Zoo "legs"; the classifiers treat
+        them as categorical). A list: exactly these columns (integer positions are accepted for array input).
+
+    Attributes
+    ----------
+    columns_ : list
+        The discretised columns, in input order (``x0, x1, ...`` for array input).
+    cut_points_ : dict
+        ``{column: ndarray}``: the inner bin edges, increasing. A value ``v`` goes to bin
+        ``numpy.searchsorted(cut_points_[col], v, side="right")``, i.e. bin ``k`` is ``[cut[k-1], cut[k])``.
+    n_bins_ : dict
+        ``{column: int}``: number of bins (1 for a constant column).
+    kbins_ : sklearn.preprocessing.KBinsDiscretizer
+        The fitted scikit-learn discretiser over ``columns_`` (only when ``columns_`` is not empty). Its
+        ``bin_edges_[j][1:-1]`` are ``cut_points_`` here, and ``transform`` bins exactly as its ``transform`` does
+        (``searchsorted(..., side="right")``).
+    n_features_in_, feature_names_in_
+        Set by scikit-learn's ``validate_data``.
+
+    See Also
+    --------
+    EqualFrequencyDiscretizer : bins with (about) the same number of training rows.
+    MDLPDiscretizer : supervised Fayyad-Irani discretisation.
+
+    Notes
+    -----
+    Output: a new DataFrame (also for array input); each discretised column becomes a pandas Categorical with
+    categories ``0 .. n_bins_[col] - 1`` (integer bin codes, declared even when unused), the rest is unchanged.
+    Values outside the training range go to the first or last bin. NaN or inf in a column to discretise raises
+    ``ValueError``. A constant column becomes a single bin (scikit-learn's warning is silenced; see ``n_bins_``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"x": [0.0, 1.5, 4.0, 10.0], "k": [1, 2, 1, 2]})
+    >>> disc = EqualWidthDiscretizer(n_bins=5).fit(X)
+    >>> disc.cut_points_["x"].tolist()
+    [2.0, 4.0, 6.0, 8.0]
+    >>> out = disc.transform(X)
+    >>> out["x"].tolist(), out["x"].cat.categories.tolist(), out["k"].tolist()
+    ([0, 0, 2, 4], [0, 1, 2, 3, 4], [1, 2, 1, 2])
+    """
+
+    _strategy = "uniform"
+
+
+class EqualFrequencyDiscretizer(_KBinsDiscretizer):
+    """Equal-frequency (quantile) binning with categorical output (unsupervised).
+
+    Each selected column is cut at the ``k / n_bins`` quantiles of its training values (scikit-learn's
+    ``KBinsDiscretizer(strategy="quantile", encode="ordinal", quantile_method="averaged_inverted_cdf",
+    subsample=None)`` inside), so every bin holds about the same number of training rows. Used by the benchmarks
+    (``benchmarks/cv_accuracy.py``) as the default for continuous UCI attributes.
+
+    Parameters
+    ----------
+    n_bins : int >= 2, default 5
+        Number of bins per column (fewer when quantiles coincide, see Notes). May be passed positionally.
+    columns : None, "numeric" or list of labels, default None
+        As in :class:`EqualWidthDiscretizer`.
+
+    Attributes
+    ----------
+    columns_, cut_points_, n_bins_, kbins_, n_features_in_, feature_names_in_
+        As in :class:`EqualWidthDiscretizer`.
+
+    See Also
+    --------
+    EqualWidthDiscretizer, MDLPDiscretizer
+
+    Notes
+    -----
+    Quantiles that coincide (heavy ties) give bins narrower than 1e-8; scikit-learn removes them, so
+    ``n_bins_[col]`` may be smaller than ``n_bins`` (1 for a constant column); its warning is silenced.
+    One departure from plain ``KBinsDiscretizer``: a column with at most ``n_bins`` distinct training values
+    gets one bin per value (cuts at the midpoints between them). The finest partition then already has at most
+    ``n_bins`` bins, whereas quantile edges placed on tied values merge values, e.g. the top two of
+    ``[0.5, 1.5, 2.5] * 4`` share a bin and, with 10 copies of 0.5, all three do. ``kbins_.bin_edges_`` keeps
+    scikit-learn's edges for such columns; ``cut_points_`` is what ``transform`` uses.
+    All data are used (``subsample=None``), so the result is deterministic. With scikit-learn < 1.7 the quantiles
+    use numpy's default "linear" method. Output as in :class:`EqualWidthDiscretizer`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.arange(10.0).reshape(-1, 1) + 0.5
+    >>> disc = EqualFrequencyDiscretizer(n_bins=2).fit(X)
+    >>> disc.cut_points_
+    {'x0': array([5.])}
+    >>> disc.transform(X)["x0"].tolist()
+    [0, 0, 0, 0, 0, 1, 1, 1, 1, 1]
+    """
+
+    _strategy = "quantile"
+    _own_bin_per_value = True
