@@ -1,6 +1,7 @@
 """The ``pgmpy-ext`` command line.
 
 ``pgmpy-ext demo``     learn a TAN on data sampled from pgmpy's bundled asia network, report, export, query.
+``pgmpy-ext evaluate`` cross-validate classifiers on a CSV/TSV file or a shared data set (identical folds, tests).
 ``pgmpy-ext version``  print the versions of pgmpy-ext and its main dependencies.
 """
 
@@ -31,6 +32,12 @@ def _demo(args) -> int:
     return 0
 
 
+def _evaluate(args) -> int:
+    from pgmpy_ext.evaluation._cli import run
+
+    return run(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="pgmpy-ext", description="Fast Bayesian-network learners for pgmpy.")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -41,6 +48,11 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=42)
     d.add_argument("--no-progress", action="store_true", help="hide progress bars")
     d.set_defaults(func=_demo)
+    from pgmpy_ext.evaluation._cli import add_arguments as _evaluate_arguments
+
+    e = sub.add_parser("evaluate", help="cross-validate classifiers on a CSV/TSV file or a shared data set")
+    _evaluate_arguments(e)
+    e.set_defaults(func=_evaluate)
     v = sub.add_parser("version", help="print versions")
     v.set_defaults(func=_version)
     return ap

@@ -1,0 +1,50 @@
+"""Evaluation harness: cross-validation on identical folds, metrics, statistical tests and plots.
+
+Spec: ``../shared/specs/seed001-tm-classifiers.md`` section 3 (decision rules, accuracy estimation, statistical
+tests, harness) and ``../shared/specs/seed000-sbn-cem-nbm.md`` sections 2.3 and 6.1-6.3 (SBN monitor, accuracy,
+clustering accuracy by voting and by one-to-one matching, D15). The command-line face is ``pgmpy-ext evaluate``.
+"""
+
+from pgmpy_ext.evaluation._cv import (
+    CV_PROTOCOLS,
+    RESULT_COLUMNS,
+    Split,
+    cross_validate_learners,
+    make_splits,
+    summarize,
+)
+from pgmpy_ext.evaluation._metrics import (
+    PROBA_FLOOR,
+    accuracy,
+    cluster_class_mapping,
+    clustering_accuracy,
+    conditional_log_likelihood,
+    joint_log_proba,
+    log_likelihood,
+)
+from pgmpy_ext.evaluation._plots import plot_accuracy_comparison, plot_critical_difference, plot_sbn_monitor
+from pgmpy_ext.evaluation._stats import (
+    NEMENYI_Q,
+    RANK_DECIMALS,
+    FriedmanResult,
+    MannWhitneyResult,
+    TTestResult,
+    WilcoxonResult,
+    friedman_test,
+    mann_whitney_u,
+    nemenyi_critical_difference,
+    nemenyi_q,
+    paired_t_test,
+    pairwise_tests,
+    unpaired_t_test,
+    wilcoxon_signed_rank,
+)
+
+__all__ = [
+    "CV_PROTOCOLS", "NEMENYI_Q", "PROBA_FLOOR", "RANK_DECIMALS", "RESULT_COLUMNS", "FriedmanResult",
+    "MannWhitneyResult", "Split", "TTestResult", "WilcoxonResult", "accuracy", "cluster_class_mapping",
+    "clustering_accuracy", "conditional_log_likelihood", "cross_validate_learners", "friedman_test",
+    "joint_log_proba", "log_likelihood", "make_splits", "mann_whitney_u", "nemenyi_critical_difference", "nemenyi_q",
+    "paired_t_test", "pairwise_tests", "plot_accuracy_comparison", "plot_critical_difference", "plot_sbn_monitor",
+    "summarize", "unpaired_t_test", "wilcoxon_signed_rank",
+]

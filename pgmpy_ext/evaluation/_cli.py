@@ -1,0 +1,308 @@
+"""``pgmpy-ext evaluate``: cross-validate Bayesian-network classifiers on a CSV/TSV file or a shared data set.
+
+The parser arguments are added by :func:`add_arguments` (called from :mod:`pgmpy_ext.cli`) and the command runs in
+:func:`run`. Data preparation, stated in ``--help`` too:
+
+* every discrete feature column (strings, booleans, integers, whole-number floats) keeps all the values present in
+  the file as its declared states, so a value that occurs only in a test fold is a known state with a smoothed
+  probability rather than an error (no class information is used);
+* real-valued columns are discretised inside the cross-validation (a ``Pipeline``), so the cut points are learned
+  on each training fold only (decision 7 of seed 001).
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["DISCRETIZERS", "add_arguments", "available_learners", "run"]
+
+DISCRETIZERS = ("none", "equal-frequency", "equal-width", "mdlp")
+
+#: Short names for classifier classes whose lower-cased name minus "Classifier" is not already short.
+_ALIASES = {"naivebayes": "nb", "selectivenaivebayes": "snb", "selectivenb": "snb", "clmultinet": "clmn",
+            "chowliumultinet": "clmn", "multinet": "clmn"}
+
+
+class _UsageError(Exception):
+    """A problem with the command line or the data that the user can fix; printed without a traceback."""
+
+
+def available_learners() -> dict:
+    """``{short name: class}`` of every classifier exported by :mod:`pgmpy_ext.classifiers`, discovered at run time.
+
+    The short name is the class name lower-cased without ``Classifier`` (``TANClassifier`` -> ``"tan"``,
+    ``KDBClassifier`` -> ``"kdb"``), with aliases for long names (``NaiveBayesClassifier`` -> ``"nb"``).
+    """
+    from sklearn.base import ClassifierMixin
+
+    import pgmpy_ext.classifiers as clf_module
+
+    out = {}
+    for name in getattr(clf_module, "__all__", []):
+        cls = getattr(clf_module, name, None)
+        if not (isinstance(cls, type) and issubclass(cls, ClassifierMixin)) or inspect.isabstract(cls):
+            continue
+        if name.endswith("Base") or name.startswith("_"):
+            continue
+        short = name[: -len("Classifier")] if name.endswith("Classifier") else name
+        short = short.lower()
+        out[_ALIASES.get(short, short)] = cls
+    return out
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``pgmpy-ext evaluate``."""
+    src = p.add_mutually_exclusive_group()  # one is required, except for --learners list (checked in run)
+    src.add_argument("--data", type=Path, help="CSV or TSV file (.tsv/.tab, optionally .gz, are read tab-separated), "
+                                                "one column per variable, with a header row")
+    src.add_argument("--dataset", help="name of a data set known to pgmpy_ext.datasets.load_dataset")
+    p.add_argument("--target", help="class column of --data (required with --data)")
+    p.add_argument("--sep", default=None, help="column separator of --data (default: tab for .tsv/.tab, else comma)")
+    p.add_argument("--learners", default="nb,tan",
+                   help="comma-separated short names of pgmpy_ext.classifiers classes (default nb,tan); "
+                        "'--learners list' prints the available ones")
+    p.add_argument("--cv", default="kfold", choices=["kfold", "stratified", "repeated", "loo", "holdout",
+                                                     "resubstitution"],
+                   help="protocol (default kfold: plain k-fold, one run, seeded)")
+    p.add_argument("--folds", type=int, default=10, help="k of the k-fold protocols (default 10)")
+    p.add_argument("--repeats", type=int, default=None,
+                   help="repetitions (default 1; 10 for --cv repeated); random subsampling for --cv holdout")
+    p.add_argument("--test-size", type=float, default=1 / 3, help="test fraction of --cv holdout (default 1/3)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the folds and of the learners (default 0)")
+    p.add_argument("--discretize", default="equal-frequency", choices=list(DISCRETIZERS),
+                   help="how real-valued columns are cut, on each training fold (default equal-frequency); 'none' "
+                        "refuses real-valued columns")
+    p.add_argument("--bins", type=int, default=5, help="bins per real-valued column (default 5; not used by mdlp)")
+    p.add_argument("--alpha", type=float, default=1.0,
+                   help="Dirichlet pseudo-count per CPT cell of every learner (default 1.0; 0 = maximum likelihood)")
+    p.add_argument("--fixed-structure", action="store_true",
+                   help="learn each structure once on all the data and refit only the parameters per fold")
+    p.add_argument("--dropna", action="store_true", help="drop rows with a missing value (default: refuse them)")
+    p.add_argument("--n-jobs", type=int, default=1, help="parallel (learner, fold) tasks (default 1; -1 = all cores)")
+    p.add_argument("--plot", type=Path, default=None, help="save a bar chart of accuracy ± std per learner here")
+    p.add_argument("--output", type=Path, default=None, help="write the per-fold results (CSV) here")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+# ---------------------------------------------------------------------------------------------- data
+def _read_table(path: Path, sep: str | None) -> pd.DataFrame:
+    if not path.is_file():
+        raise _UsageError(f"--data {str(path)!r} is not a file.")
+    if sep is None:
+        suffixes = [s.lower() for s in path.suffixes]
+        sep = "\t" if (".tsv" in suffixes or ".tab" in suffixes) else ","
+    try:
+        return pd.read_csv(path, sep=sep)
+    except (pd.errors.ParserError, UnicodeDecodeError) as err:
+        raise _UsageError(f"could not read --data {str(path)!r}: {err}") from None
+
+
+def _load(args) -> tuple[pd.DataFrame, pd.Series]:
+    if args.data is not None:
+        if not args.target:
+            raise _UsageError("--data needs --target, the name of the class column.")
+        frame = _read_table(args.data, args.sep)
+        if args.target not in frame.columns:
+            raise _UsageError(f"--target {args.target!r} is not a column of {str(args.data)!r} (columns: "
+                              f"{list(frame.columns)!r}).")
+        y = frame.pop(args.target)
+        return frame, y
+    try:
+        from pgmpy_ext.datasets import load_dataset
+    except ImportError:
+        raise _UsageError("--dataset needs pgmpy_ext.datasets.load_dataset, which this installation does not have; "
+                          "use --data FILE --target COLUMN instead.") from None
+    try:
+        X, y = load_dataset(args.dataset)
+    except (KeyError, ValueError, FileNotFoundError) as err:
+        raise _UsageError(f"--dataset {args.dataset!r}: {err}") from None
+    if not isinstance(X, pd.DataFrame):
+        X = pd.DataFrame(X)
+    if not isinstance(y, pd.Series):
+        y = pd.Series(np.asarray(y), name=args.target or "class")
+    return X.reset_index(drop=True), y.reset_index(drop=True)
+
+
+def _is_continuous(col: pd.Series) -> bool:
+    if not pd.api.types.is_float_dtype(col.dtype):
+        return False
+    vals = col.dropna().to_numpy(dtype=float)
+    return bool(vals.size) and not np.all(vals == np.round(vals))
+
+
+def _prepare(X: pd.DataFrame, y: pd.Series, dropna: bool) -> tuple[pd.DataFrame, pd.Series, list]:
+    """Declare the full domain of every discrete column; return (X, y, continuous column names)."""
+    missing = X.isna().any(axis=1) | y.isna()
+    if missing.any():
+        if not dropna:
+            r = int(np.flatnonzero(missing.to_numpy())[0])
+            raise _UsageError(f"{int(missing.sum())} row(s) have a missing value (first: row {r}); pass --dropna to "
+                              "remove them (the theses remove every row with missing values).")
+        X, y = X.loc[~missing].reset_index(drop=True), y.loc[~missing].reset_index(drop=True)
+    if X.shape[0] < 2:
+        raise _UsageError(f"the data have {X.shape[0]} complete row(s); cross-validation needs more.")
+    out = {}
+    continuous = []
+    for c in X.columns:
+        col = X[c]
+        if _is_continuous(col):
+            continuous.append(c)
+            out[c] = col.astype(float)
+            continue
+        if pd.api.types.is_float_dtype(col.dtype):
+            col = col.astype(np.int64)
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            out[c] = col
+            continue
+        values = col.tolist()
+        try:
+            cats = sorted(set(values))
+        except TypeError:
+            cats = sorted(set(values), key=lambda v: (type(v).__name__, repr(v)))
+        out[c] = pd.Categorical(values, categories=cats)
+    if y.name is None or y.name in X.columns:
+        y = y.rename("class")
+    if pd.api.types.is_float_dtype(y.dtype) and np.all(y.to_numpy() == np.round(y.to_numpy())):
+        y = y.astype(np.int64)
+    return pd.DataFrame(out, index=X.index), y, continuous
+
+
+def _discretizer(kind: str, columns: list, n_bins: int):
+    """A discretiser of ``pgmpy_ext.preprocessing`` for the real-valued ``columns`` (None when there are none)."""
+    if not columns:
+        return None
+    if kind == "none":
+        raise _UsageError(f"columns {columns!r} have real values; pass --discretize equal-frequency (or equal-width, "
+                          "mdlp) to cut them into bins on each training fold.")
+    if kind != "mdlp" and n_bins < 2:
+        raise _UsageError(f"--bins == {n_bins}, must be >= 2.")
+    try:
+        from pgmpy_ext.preprocessing import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLPDiscretizer
+    except ImportError:
+        raise _UsageError(f"--discretize {kind} needs pgmpy_ext.preprocessing, which this installation does not have; "
+                          "discretise the file yourself and pass --discretize none.") from None
+    if kind == "mdlp":
+        return MDLPDiscretizer(columns=list(columns))
+    cls = EqualFrequencyDiscretizer if kind == "equal-frequency" else EqualWidthDiscretizer
+    return cls(n_bins=n_bins, columns=list(columns))
+
+
+def _learners(spec: str, alpha: float, seed: int) -> dict:
+    avail = available_learners()
+    names = [s.strip().lower() for s in spec.split(",") if s.strip()]
+    if not names:
+        raise _UsageError("--learners is empty; give e.g. --learners nb,tan.")
+    unknown = [n for n in names if n not in avail]
+    if unknown:
+        raise _UsageError(f"unknown learner(s) {unknown!r}; available: {', '.join(sorted(avail))}.")
+    out = {}
+    for n in dict.fromkeys(names):
+        cls = avail[n]
+        params = cls().get_params()
+        kw = {}
+        if "alpha" in params:
+            kw["alpha"] = alpha
+        if "random_state" in params:
+            kw["random_state"] = seed
+        out[n.upper() if len(n) <= 4 else n] = cls(**kw)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- report
+def _fmt(x: float, spec: str = ".4f") -> str:
+    return "n/a" if x is None or not np.isfinite(x) else format(x, spec)
+
+
+def _report(results: pd.DataFrame, protocol: str, out) -> None:
+    from pgmpy_ext.evaluation import pairwise_tests, summarize
+
+    summ = summarize(results)
+    loo = bool(summ["loo"].all())
+    acc_head = "accuracy % (± se)" if loo else "accuracy % (mean ± std)"
+    out(f"\n{protocol}\n")
+    out(f"| learner | {acc_head} | test CLL/row | train CLL/row | train LL/row | arcs | fit time (s) |")
+    out("|---|---|---|---|---|---|---|")
+    for _, r in summ.iterrows():
+        out(f"| {r['learner']} | {r['report']} | {_fmt(r['test_cll'])} | {_fmt(r['train_cll'])} | "
+            f"{_fmt(r['train_ll'])} | {_fmt(r['structure_size'], '.1f')} | {_fmt(r['fit_time'], '.3f')} |")
+    if len(summ) < 2:
+        return
+    pw = pairwise_tests(results)
+    out("\nPairwise tests on the fold accuracies (two-sided p-values; paired by fold):\n")
+    out("| A | B | A − B (pp) | paired t p | Wilcoxon p | Mann–Whitney p |")
+    out("|---|---|---|---|---|---|")
+    for _, r in pw.iterrows():
+        diff = round(100 * r["mean_difference"], 2) + 0.0  # + 0.0 turns -0.0 into 0.0
+        out(f"| {r['learner_a']} | {r['learner_b']} | {diff:+.2f} | {_fmt(r['ttest_p'])} | "
+            f"{_fmt(r['wilcoxon_p'])} | {_fmt(r['mannwhitney_p'])} |")
+
+
+def _protocol_line(args, n_rows: int, continuous: list, disc: str) -> str:
+    if args.cv in ("kfold", "stratified", "repeated"):
+        reps = args.repeats if args.repeats is not None else (10 if args.cv == "repeated" else 1)
+        what = f"{args.folds}-fold {'stratified ' if args.cv != 'kfold' else ''}CV, {reps} run(s)"
+    elif args.cv == "holdout":
+        what = f"hold-out (test {args.test_size:.3g}), {args.repeats or 1} run(s)"
+    elif args.cv == "loo":
+        what = "leave-one-out"
+    else:
+        what = "resubstitution (train = test)"
+    line = f"# {what}, seed {args.seed}, {n_rows} rows, alpha={args.alpha}"
+    if continuous:
+        line += f"; {len(continuous)} real-valued column(s) cut per training fold ({disc}"
+        line += ")" if disc == "mdlp" else f", {args.bins} bins)"
+    if args.fixed_structure:
+        line += "; structures fixed on all the data"
+    return line
+
+
+def run(args, out=print) -> int:
+    """Run ``pgmpy-ext evaluate`` with parsed ``args``; returns the exit status (2 on a usage or data error)."""
+    try:
+        if args.learners.strip().lower() == "list":
+            for name, cls in sorted(available_learners().items()):
+                out(f"{name}\t{cls.__name__}")
+            return 0
+        if args.data is None and args.dataset is None:
+            raise _UsageError("give the data: --data FILE --target COLUMN, or --dataset NAME.")
+        learners = _learners(args.learners, args.alpha, args.seed)
+        X, y = _load(args)
+        X, y, continuous = _prepare(X, y, args.dropna)
+        disc = _discretizer(args.discretize, continuous, args.bins)
+        if disc is not None:
+            from sklearn.pipeline import Pipeline
+
+            learners = {k: Pipeline([("discretize", disc), ("classifier", v)]) for k, v in learners.items()}
+        from pgmpy_ext.evaluation import make_splits
+
+        try:  # check the protocol against the data before any fitting
+            make_splits(X, y, cv=args.cv, n_splits=args.folds, n_repeats=args.repeats, test_size=args.test_size,
+                        random_state=args.seed)
+        except ValueError as err:
+            raise _UsageError(str(err)) from None
+    except _UsageError as err:
+        print(f"pgmpy-ext evaluate: error: {err}", file=sys.stderr)
+        return 2
+    from pgmpy_ext.evaluation import cross_validate_learners, plot_accuracy_comparison
+
+    results = cross_validate_learners(learners, X, y, cv=args.cv, n_splits=args.folds, n_repeats=args.repeats,
+                                      test_size=args.test_size, random_state=args.seed,
+                                      fixed_structure=args.fixed_structure, n_jobs=args.n_jobs,
+                                      show_progress=not args.no_progress)
+    _report(results, _protocol_line(args, X.shape[0], continuous, args.discretize), out)
+    if args.output is not None:
+        results.to_csv(args.output, index=False)
+        out(f"\nper-fold results written to {args.output}")
+    if args.plot is not None:
+        name = args.data.name if args.data is not None else args.dataset
+        fig = plot_accuracy_comparison(results.assign(dataset=name), kind="bar",
+                                       title=f"{name}: accuracy (mean ± std over folds)")
+        fig.savefig(args.plot, dpi=120, bbox_inches="tight")
+        out(f"plot saved to {args.plot}")
+    return 0

@@ -1,0 +1,140 @@
+"""``pgmpy-ext evaluate`` end to end on small files written to tmp_path (offline, a few seconds)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pgmpy_ext.datasets
+from pgmpy_ext.cli import main
+from pgmpy_ext.evaluation import RESULT_COLUMNS
+from pgmpy_ext.evaluation._cli import available_learners
+
+
+@pytest.fixture
+def csv_file(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 60
+    y = rng.integers(0, 2, n)
+    frame = pd.DataFrame({
+        "color": np.where(rng.random(n) < 0.8, np.where(y == 1, "red", "blue"), "green"),
+        "size": rng.integers(1, 4, n),
+        "temp": rng.normal(size=n) + 1.5 * y,  # real-valued: cut into bins per training fold
+        "label": np.where(y == 1, "yes", "no"),
+    })
+    path = tmp_path / "toy.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_evaluate_csv_end_to_end(csv_file, tmp_path, capsys):
+    out_csv, out_png = tmp_path / "res.csv", tmp_path / "acc.png"
+    code = main(["evaluate", "--data", str(csv_file), "--target", "label", "--learners", "nb,tan", "--folds", "3",
+                 "--seed", "1", "--bins", "3", "--output", str(out_csv), "--plot", str(out_png), "--no-progress"])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "cross-validation" not in captured.err
+    out = captured.out
+    assert "# 3-fold CV, 1 run(s), seed 1, 60 rows, alpha=1.0; 1 real-valued column(s) cut per training fold " \
+           "(equal-frequency, 3 bins)" in out
+    assert "| learner | accuracy % (mean ± std) |" in out
+    res = pd.read_csv(out_csv)
+    assert list(res.columns) == list(RESULT_COLUMNS)
+    assert len(res) == 6
+    assert list(dict.fromkeys(res["learner"])) == ["NB", "TAN"]
+    for name, g in res.groupby("learner", sort=False):
+        acc = g["accuracy"].to_numpy()
+        line = next(ln for ln in out.splitlines() if ln.startswith(f"| {name} |"))
+        assert f"{100 * acc.mean():.2f} ± {100 * acc.std(ddof=0):.2f}" in line
+    assert "| NB | TAN |" in out
+    assert "Wilcoxon p" in out
+    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_evaluate_tsv_loo_with_progress_bar(tmp_path, capsys):
+    X = pd.DataFrame({"a": [0, 1] * 6, "b": [1, 1, 0] * 4, "cls": ["u", "v", "u", "u", "v", "v"] * 2})
+    path = tmp_path / "tiny.tsv"
+    X.to_csv(path, sep="\t", index=False)
+    assert main(["evaluate", "--data", str(path), "--target", "cls", "--cv", "loo", "--learners", "nb",
+                 "--discretize", "none", "--output", str(tmp_path / "r.csv")]) == 0
+    captured = capsys.readouterr()
+    assert "cross-validation" in captured.err  # progress bar on by default in the CLI
+    assert "leave-one-out" in captured.out
+    assert "accuracy % (± se)" in captured.out
+    res = pd.read_csv(tmp_path / "r.csv")
+    assert len(res) == 12
+    assert (res["n_test"] == 1).all()
+
+
+def test_evaluate_dataset_through_load_dataset(monkeypatch, capsys):
+    def fake_load_dataset(name):
+        assert name == "toy"
+        X = pd.DataFrame({"a": [0, 1, 0, 1] * 5, "b": [0, 0, 1, 1] * 5})
+        return X, pd.Series(["p", "q", "q", "p"] * 5, name="y")
+
+    monkeypatch.setattr(pgmpy_ext.datasets, "load_dataset", fake_load_dataset, raising=False)
+    assert main(["evaluate", "--dataset", "toy", "--learners", "tan", "--cv", "stratified", "--folds", "2",
+                 "--no-progress"]) == 0
+    assert "| TAN | 100.00 ± 0.00 |" in capsys.readouterr().out
+
+
+def test_evaluate_dataset_without_load_dataset(monkeypatch, capsys):
+    monkeypatch.delattr(pgmpy_ext.datasets, "load_dataset", raising=False)
+    assert main(["evaluate", "--dataset", "corral", "--no-progress"]) == 2
+    assert "needs pgmpy_ext.datasets.load_dataset" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--discretize", "none"], "columns ['temp'] have real values; pass --discretize"),
+    (["--learners", "nb,xyz"], "unknown learner(s) ['xyz']; available:"),
+    (["--folds", "100"], "larger than the number of rows"),
+    (["--bins", "1"], "--bins == 1, must be >= 2"),
+], ids=["continuous", "learner", "folds", "bins"])
+def test_evaluate_usage_errors(csv_file, capsys, extra, message):
+    assert main(["evaluate", "--data", str(csv_file), "--target", "label", "--no-progress", *extra]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_evaluate_data_errors(csv_file, tmp_path, capsys, monkeypatch):
+    assert main(["evaluate", "--data", str(csv_file), "--target", "nope", "--no-progress"]) == 2
+    assert "--target 'nope' is not a column" in capsys.readouterr().err
+    assert main(["evaluate", "--data", str(csv_file), "--no-progress"]) == 2
+    assert "--data needs --target" in capsys.readouterr().err
+    assert main(["evaluate", "--no-progress"]) == 2
+    assert "give the data: --data FILE --target COLUMN, or --dataset NAME" in capsys.readouterr().err
+    assert main(["evaluate", "--data", str(tmp_path / "missing.csv"), "--target", "y"]) == 2
+    assert "is not a file" in capsys.readouterr().err
+    holes = pd.read_csv(csv_file)
+    holes.loc[3, "size"] = np.nan
+    holes.to_csv(tmp_path / "holes.csv", index=False)
+    args = ["evaluate", "--data", str(tmp_path / "holes.csv"), "--target", "label", "--folds", "3", "--no-progress"]
+    assert main(args) == 2
+    assert "1 row(s) have a missing value (first: row 3); pass --dropna" in capsys.readouterr().err
+    assert main([*args, "--dropna"]) == 0
+    assert "59 rows" in capsys.readouterr().out
+    monkeypatch.setitem(sys.modules, "pgmpy_ext.preprocessing", None)  # import fails
+    assert main(["evaluate", "--data", str(csv_file), "--target", "label", "--discretize", "mdlp"]) == 2
+    assert "--discretize mdlp needs pgmpy_ext.preprocessing" in capsys.readouterr().err
+
+
+def test_learner_discovery_and_list(capsys):
+    avail = available_learners()
+    assert avail["nb"].__name__ == "NaiveBayesClassifier"
+    assert avail["tan"].__name__ == "TANClassifier"
+    assert "bnclassifierbase" not in avail
+    assert main(["evaluate", "--learners", "list"]) == 0
+    listed = dict(line.split("\t") for line in capsys.readouterr().out.splitlines())
+    assert listed == {k: v.__name__ for k, v in avail.items()}
+
+
+@pytest.mark.parametrize(("kind", "described"), [("equal-width", "(equal-width, 4 bins)"), ("mdlp", "(mdlp)")],
+                         ids=["equal-width", "mdlp"])
+def test_evaluate_other_discretisers(csv_file, tmp_path, capsys, kind, described):
+    out_csv = tmp_path / f"{kind}.csv"
+    assert main(["evaluate", "--data", str(csv_file), "--target", "label", "--learners", "nb", "--folds", "3",
+                 "--discretize", kind, "--bins", "4", "--output", str(out_csv), "--no-progress"]) == 0
+    assert f"1 real-valued column(s) cut per training fold {described}" in capsys.readouterr().out
+    assert len(pd.read_csv(out_csv)) == 3
