@@ -1,0 +1,358 @@
+"""The classification-EM engine behind :class:`~pgmpy_ext.clustering.CEMClustering` (no pgmpy objects here).
+
+Seed 000 section 4 (``../shared/specs/seed000-sbn-cem-nbm.md``): a mixture of K one-dependence Bayesian networks
+(a Chow-Liu tree per cluster, "CL"; or one TAN / SBN forest shared by all clusters with the cluster as the class)
+fitted by maximising the classification log-likelihood (CML) with Celeux & Govaert's stochastic (S) and
+classification (C) EM steps.
+
+Every iteration works on int32 codes: the E-step is one pass of the multinet kernel, the S/C-steps and the
+re-seeding of empty clusters are kernels too, and the M-step is one pass of the pairwise counting kernel
+conditioned on the current labels (which gives every per-cluster pair table at once), the MI/CMI kernels, Kruskal
+and the orientation of :mod:`pgmpy_ext.structure`, the SBN monitor of :mod:`pgmpy_ext.structure._forest`, and
+the family-count gathering and normalisation kernels.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pgmpy_ext.data import EncodedData
+from pgmpy_ext.stats import (
+    PairwiseCounts,
+    UniqueRows,
+    cmi_matrix,
+    family_counts,
+    mi_matrix,
+    pairwise_counts,
+    unique_rows,
+)
+from pgmpy_ext.stats._cem import (
+    MultinetLayout,
+    argmax_labels,
+    multinet_counts_from_pairs,
+    multinet_log_joint,
+    normalize_blocks,
+    reseed_empty_clusters,
+    sample_labels,
+)
+from pgmpy_ext.structure._forest import sbn_code_length, sbn_monitor
+from pgmpy_ext.structure._trees import maximum_spanning_forest, orient_forest
+
+__all__ = ["CEM_MODELS", "CEM_INITS", "EMPTY_CLUSTER_POLICIES", "CEMParams", "CEMStart", "CEMResult", "MStep",
+           "cem_single_start", "initial_partition"]
+
+#: Model families (seed 000 section 4.3): Chow-Liu multinet, TAN, SBN.
+CEM_MODELS = ("cl", "tan", "sbn")
+#: Initial partitions (section 4.5, D13).
+CEM_INITS = ("random_seeds", "kmeans")
+#: What to do when an S- or C-step empties a cluster (D11).
+EMPTY_CLUSTER_POLICIES = ("reseed", "drop", "reject")
+#: Redraws of an S-step under ``empty_cluster="reject"`` before the step is rejected (the partition is kept).
+MAX_REDRAWS = 10
+
+#: Run the E- and M-steps on the distinct rows when there are at most this fraction of N of them.
+COMPRESS_BELOW = 0.7
+
+_LN2 = math.log(2.0)
+
+
+@dataclass(eq=False)
+class CEMParams:
+    """The model fitted by one M-step to a partition (the theta of the thesis), in the multinet layout.
+
+    Attributes
+    ----------
+    layout : MultinetLayout
+        Parents per cluster ((K, m), attribute indices, -1 for none) and the block offsets.
+    counts : float64 (layout.size,)
+        Per-cluster family counts N_k[x_i, x_parent].
+    log_cpt : float64 (layout.size,)
+        ``log P_k(x_i | x_parent)`` from ``counts + alpha``.
+    cluster_sizes : float64 (K,)
+        n_k.
+    log_prior : float64 (K,)
+        ``log(n_k / N)`` (``-inf`` for an empty cluster; mixing weights are never smoothed, eqs. 4.14/4.20).
+    cml : float
+        Classification log-likelihood (eq. 4.11) of the partition under these parameters, natural log.
+    n_edges : int
+        Augmenting edges: of the shared forest (TAN/SBN) or summed over the per-cluster trees (CL).
+    """
+
+    layout: MultinetLayout
+    counts: np.ndarray
+    log_cpt: np.ndarray
+    cluster_sizes: np.ndarray
+    log_prior: np.ndarray
+    cml: float
+    n_edges: int
+
+
+def _xlogx_total(n_k: np.ndarray, total: float) -> float:
+    nz = n_k[n_k > 0]
+    return float(np.sum(nz * np.log(nz / total)))
+
+
+class MStep:
+    """The M-step of one CEM run: structure and CPTs for a partition (seed 000 section 4.3, Figs. 4.8-4.10).
+
+    Holds a work copy of the codes with one extra column for the labels, so that each M-step is a single pass of
+    :func:`pgmpy_ext.stats.pairwise_counts` conditioned on that column: ``N[i, j, x_i, x_j, k]`` for every pair and
+    cluster. CL reads per-cluster MI from the slices ``k``; TAN/SBN use the CMI given the labels; the family counts
+    of every cluster are read from the same tables (:func:`pgmpy_ext.stats._cem.multinet_counts_from_pairs`).
+
+    Parameters
+    ----------
+    data : EncodedData
+        The attributes (complete data).
+    n_clusters : int
+    model : {"cl", "tan", "sbn"}
+    alpha : float
+        Dirichlet pseudo-count per CPT cell (D26: structure always from the unsmoothed MI/CMI).
+    stopping : {"marginal", "cumulative"}
+        SBN monitor rule (D2).
+    """
+
+    def __init__(self, data: EncodedData, n_clusters: int, model: str, alpha: float = 0.0,
+                 stopping: str = "marginal", unique: UniqueRows | None = None):
+        self.K = int(n_clusters)
+        self.model = model
+        self.alpha = float(alpha)
+        self.stopping = stopping
+        self.features = list(data.columns)
+        self.m = data.n_cols
+        self.N = data.n_rows
+        self.cards = np.ascontiguousarray(data.cards, dtype=np.intp)
+        label = "__cem_cluster__"
+        while label in data.columns:
+            label += "_"
+        self.label = label
+        self._columns = [*data.columns, label]
+        self._states = [*data.states, list(range(self.K))]
+        self.codes = data.codes
+        # Rows with equal values get equal E-step values and add up in the counts, so both steps run on the
+        # distinct rows when that saves work (the results are identical: integer counts are exact in float64).
+        if unique is None:
+            unique = unique_rows(data.codes, data.cards)
+        self.compress = unique.codes.shape[0] <= COMPRESS_BELOW * self.N
+        if self.compress:
+            self.ucodes = np.ascontiguousarray(unique.codes, dtype=np.int32)
+            self.inverse = np.ascontiguousarray(unique.inverse, dtype=np.intp)
+        else:
+            self.work = np.empty((self.N, self.m + 1), dtype=np.int32)
+            self.work[:, :self.m] = data.codes
+            self.work[:, self.m] = 0
+            self.data = EncodedData(self.work, self._columns, self._states)
+        # SBN: N I_2(Xu; Xv | C) must exceed 2 log2(n + 1) bits (section 2.3), N = all examples.
+        self.penalty_bits = 2.0 * sbn_code_length(self.m)
+
+    def _labelled(self, labels: np.ndarray) -> EncodedData:
+        """The attributes plus the labels as one more column (weighted distinct (row, label) pairs if compressed)."""
+        if not self.compress:
+            self.work[:, self.m] = labels
+            return self.data
+        K = self.K
+        cnt = np.bincount(self.inverse * K + labels, minlength=self.ucodes.shape[0] * K)
+        nz = np.flatnonzero(cnt)
+        work = np.empty((nz.shape[0], self.m + 1), dtype=np.int32)
+        np.take(self.ucodes, nz // K, axis=0, out=work[:, :self.m])
+        work[:, self.m] = nz % K
+        return EncodedData(work, self._columns, self._states, weights=cnt[nz].astype(np.float64))
+
+    def __call__(self, labels: np.ndarray) -> CEMParams:
+        K, m = self.K, self.m
+        data = self._labelled(labels)
+        n_k = np.bincount(labels, minlength=K).astype(np.float64)
+        if m >= 2:
+            pc = pairwise_counts(data, self.features, cond=self.label)
+            parents, n_edges = self._structure(pc)
+            layout = MultinetLayout.build(parents, self.cards)
+            counts = multinet_counts_from_pairs(layout, pc)
+        else:  # one attribute: no pairs, no structure
+            layout = MultinetLayout.build(np.full((K, 1), -1), self.cards)
+            counts = np.ascontiguousarray(family_counts(data, self.features[0], [self.label]).T.reshape(-1))
+            n_edges = 0
+        log_cpt, ll = normalize_blocks(layout, counts, self.alpha)
+        with np.errstate(divide="ignore"):
+            log_prior = np.log(n_k / self.N)
+        return CEMParams(layout, counts, log_cpt, n_k, log_prior, ll + _xlogx_total(n_k, self.N), n_edges)
+
+    def _structure(self, pc: PairwiseCounts) -> tuple[np.ndarray, int]:
+        K, m = self.K, self.m
+        if self.model == "cl":
+            per_cluster = pc.flat.reshape(-1, K)  # c is the fastest axis of every pair table
+            offsets = pc.offsets // K
+            parents = np.empty((K, m), dtype=np.intp)
+            n_edges = 0
+            for k in range(K):
+                w = mi_matrix(PairwiseCounts(np.ascontiguousarray(per_cluster[:, k]), offsets, pc.cards, 1,
+                                             self.features))
+                edges = maximum_spanning_forest(w)
+                parents[k] = orient_forest(m, edges)
+                n_edges += len(edges)
+            return parents, n_edges
+        w = cmi_matrix(pc)
+        edges = maximum_spanning_forest(w)
+        if self.model == "sbn":
+            cmi_bits = np.array([w[i, j] for i, j in edges], dtype=np.float64) / _LN2
+            n_acc = sbn_monitor(cmi_bits, float(self.N), self.penalty_bits, self.stopping)[0]
+            edges = edges[:n_acc]
+        par = orient_forest(m, edges)
+        return np.ascontiguousarray(np.broadcast_to(par, (K, m))), len(edges)
+
+    def log_joint(self, params: CEMParams) -> np.ndarray:
+        """E-step: ``log alpha_k f_k(x_r)``, shape (N, K)."""
+        if self.compress:
+            lj = multinet_log_joint(params.layout, params.log_cpt, params.log_prior, self.ucodes)
+            return np.take(lj, self.inverse, axis=0)
+        return multinet_log_joint(params.layout, params.log_cpt, params.log_prior, self.codes)
+
+
+def initial_partition(codes: np.ndarray, row_ids: np.ndarray, K: int, rng: np.random.Generator,
+                      init: str) -> np.ndarray:
+    """The initial partition P^0 (seed 000 section 4.5, D13), int32 labels.
+
+    ``"random_seeds"``: K rows with pairwise different values (the first K distinct ones of a random permutation,
+    i.e. data points drawn without replacement until K distinct values are found) are the seeds; every row goes
+    to the nearest seed in Euclidean distance on the codes (ties: the smallest seed index). No centre updates.
+    ``"kmeans"``: scikit-learn's ``KMeans(n_init=1)`` on the codes, seeded from ``rng``.
+    """
+    if init == "kmeans":
+        from sklearn.cluster import KMeans
+
+        km = KMeans(n_clusters=K, n_init=1, random_state=int(rng.integers(2**31 - 1)))
+        return np.ascontiguousarray(km.fit(codes.astype(np.float64)).labels_, dtype=np.int32)
+    perm = rng.permutation(codes.shape[0])
+    _, first = np.unique(row_ids[perm], return_index=True)
+    seeds = perm[np.sort(first)[:K]]
+    c = codes.astype(np.int64)
+    dist = np.empty((codes.shape[0], K), dtype=np.int64)
+    for k, s in enumerate(seeds):
+        d = c - c[s]
+        dist[:, k] = np.einsum("ij,ij->i", d, d)
+    return np.ascontiguousarray(np.argmin(dist, axis=1), dtype=np.int32)
+
+
+@dataclass(eq=False)
+class CEMStart:
+    """The outcome of one start (one initial partition, the S-stage, then the C-stage).
+
+    Attributes
+    ----------
+    labels : int32 (N,)
+        Final partition.
+    params : CEMParams
+        The M-step of the final partition.
+    cml_trace : float64 (1 + n_stochastic + n_classification,)
+        CML after every M-step: the initial partition, each S-step, then each C-step (which continues from the
+        best S-step iterate, ``best_stochastic_iter``).
+    n_edges_trace : intp, same length
+        Augmenting edges after every M-step.
+    best_stochastic_iter : int
+        Index into ``cml_trace`` of the partition the C-stage started from (0 = the initial partition).
+    n_classification_iter : int
+        C-steps that changed the partition.
+    converged : bool
+        The C-stage reached a partition that the C-step leaves unchanged (under ``"reseed"``: the C-step followed
+        by the re-seeding; under ``"reject"``: also when a C-step would empty a cluster).
+    n_empty_events : int
+        Steps after which the empty-cluster policy had to act.
+    """
+
+    labels: np.ndarray
+    params: CEMParams
+    cml_trace: np.ndarray
+    n_edges_trace: np.ndarray
+    best_stochastic_iter: int
+    n_classification_iter: int
+    converged: bool
+    n_empty_events: int
+
+    @property
+    def cml(self) -> float:
+        return self.params.cml
+
+
+@dataclass(eq=False)
+class CEMResult:
+    """The best of ``n_init`` starts (highest final CML; ties: the first start), with every start's final CML."""
+
+    best: CEMStart
+    best_start: int
+    start_cmls: np.ndarray
+    extra: dict = field(default_factory=dict)
+
+
+def cem_single_start(data: EncodedData, unique: UniqueRows, n_clusters: int, rng: np.random.Generator, *,
+                     model: str, n_stochastic_steps: int, max_classification_steps: int, init: str,
+                     empty_cluster: str, alpha: float, stopping: str) -> CEMStart:
+    """One start of the training schedule of seed 000 section 4.4 (``fit_cem`` for one of the p starts).
+
+    S-stage: ``n_stochastic_steps`` iterations of E-step, S-step (one uniform per row from ``rng``), empty-cluster
+    handling, M-step; the partition with the highest CML (the initial one included) is kept. C-stage: up to
+    ``max_classification_steps`` iterations of E-step, C-step, M-step, stopping when the partition no longer
+    changes. Randomness comes only from ``rng`` (initial partition, uniforms, redraws).
+    """
+    K = int(n_clusters)
+    mstep = MStep(data, K, model, alpha, stopping, unique)
+    N = mstep.N
+    labels = initial_partition(data.codes, unique.inverse, K, rng, init)
+    params = mstep(labels)
+    trace, edges = [params.cml], [params.n_edges]
+    best = (params.cml, labels, params, 0)
+    n_events = 0
+    for it in range(1, n_stochastic_steps + 1):
+        lj = mstep.log_joint(params)
+        new, counts = sample_labels(lj, rng.random(N))
+        if (counts == 0).any() and empty_cluster != "drop":
+            newly_empty = (counts == 0) & (params.cluster_sizes > 0)
+            if newly_empty.any():
+                n_events += 1
+                if empty_cluster == "reseed":
+                    reseed_empty_clusters(lj, new, counts)
+                else:  # reject: redraw; after MAX_REDRAWS failures keep the current partition
+                    for _ in range(MAX_REDRAWS):
+                        new, counts = sample_labels(lj, rng.random(N))
+                        if not ((counts == 0) & (params.cluster_sizes > 0)).any():
+                            break
+                    else:
+                        new = None
+        elif empty_cluster == "drop" and ((counts == 0) & (params.cluster_sizes > 0)).any():
+            n_events += 1
+        if new is not None:
+            labels = new
+            params = mstep(labels)
+        trace.append(params.cml)
+        edges.append(params.n_edges)
+        if params.cml > best[0]:
+            best = (params.cml, labels, params, it)
+    _, labels, params, best_it = best
+    converged = False
+    n_c = 0
+    for _ in range(max_classification_steps):
+        lj = mstep.log_joint(params)
+        new, counts, n_changed = argmax_labels(lj, labels)
+        if n_changed == 0:
+            converged = True
+            break
+        if ((counts == 0) & (params.cluster_sizes > 0)).any():
+            n_events += 1
+            if empty_cluster == "reject":  # the constrained C-step cannot move: stop here
+                converged = True
+                break
+            if empty_cluster == "reseed":
+                reseed_empty_clusters(lj, new, counts)
+                if np.array_equal(new, labels):  # a fixed point of the C-step followed by the re-seeding
+                    converged = True
+                    break
+        labels = new
+        params = mstep(labels)
+        n_c += 1
+        trace.append(params.cml)
+        edges.append(params.n_edges)
+    return CEMStart(labels, params, np.asarray(trace, dtype=np.float64), np.asarray(edges, dtype=np.intp), best_it,
+                    n_c, converged, n_events)
+
+
