@@ -1,6 +1,14 @@
-"""Bayesian-network classifiers with a scikit-learn face; each fitted one holds a pgmpy network in ``model_``."""
+"""Bayesian-network classifiers with a scikit-learn face; each fitted one holds a pgmpy network in ``model_``
+(a multinet holds one per class in ``models_``)."""
 
 from pgmpy_ext.classifiers._augmented import NaiveBayesClassifier, TANClassifier
+from pgmpy_ext.classifiers._ban import BANClassifier
 from pgmpy_ext.classifiers._base import BNClassifierBase
+from pgmpy_ext.classifiers._forest import ABNClassifier, FANClassifier, SBNClassifier
+from pgmpy_ext.classifiers._kdb import KDBClassifier
+from pgmpy_ext.classifiers._multinet import CLMultinetClassifier
+from pgmpy_ext.classifiers._selective import SelectiveNBClassifier
 
 __all__ = ["BNClassifierBase", "NaiveBayesClassifier", "TANClassifier"]
+__all__ += ["ABNClassifier", "FANClassifier", "SBNClassifier"]
+__all__ += ["BANClassifier", "CLMultinetClassifier", "KDBClassifier", "SelectiveNBClassifier"]

@@ -146,9 +146,15 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
         self.encoder_ = self._encode_training(frame, y_arr, class_node)
         rng = check_generator(self.random_state)
         self.structure_ = self._fit_structure(self.encoder_, class_node, rng)
-        self.model_ = self._fit_parameters(self.structure_, self.encoder_)
-        self._compile()
+        self._fit_model(self.structure_, self.encoder_)
         return self
+
+    def _fit_model(self, structure, data: EncodedData) -> None:
+        """Parameters and predictor from the structure: ``model_`` built last, then compiled for the kernels.
+
+        The one step a learner that is not a single network (e.g. a multinet, with ``models_``) replaces."""
+        self.model_ = self._fit_parameters(structure, data)
+        self._compile()
 
     def _encode_training(self, frame: pd.DataFrame, y: np.ndarray, class_node) -> EncodedData:
         features = encode(frame)

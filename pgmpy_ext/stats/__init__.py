@@ -21,6 +21,7 @@ from pgmpy_ext.stats._posterior import (
     posterior_batch,
 )
 from pgmpy_ext.stats._scores import SCORE_KINDS, FamilyCounter, local_score
+from pgmpy_ext.stats._selective import LOO_LOG_FLOOR, LOO_TIE_RTOL, LeaveOneOutNB
 from pgmpy_ext.stats._tm import TMData, TMEvaluation
 
 __all__ = ["PairwiseCounts", "UniqueRows", "family_counts", "family_counts_codes", "pair_offsets",
@@ -28,4 +29,5 @@ __all__ = ["PairwiseCounts", "UniqueRows", "family_counts", "family_counts_codes
 __all__ += ["cmi_matrix", "mi_matrix", "SCORE_KINDS", "FamilyCounter", "local_score"]
 __all__ += ["HIDDEN", "CLLResult", "EStepResult", "NetworkLayout", "conditional_log_likelihood", "estep_accumulate",
             "log_joint_batch", "posterior_batch"]
+__all__ += ["LOO_LOG_FLOOR", "LOO_TIE_RTOL", "LeaveOneOutNB"]
 __all__ += ["TMData", "TMEvaluation"]

@@ -1,8 +1,13 @@
 """Structure learning engines and pgmpy StructureEstimator faces."""
 
 from pgmpy_ext.structure._augmented import NBSearch, TANSearch, fit_nb, fit_tan
+from pgmpy_ext.structure._ban import BANSearch, fit_ban, k2_search
 from pgmpy_ext.structure._base import ClassifierSearchBase, ClassifierStructure, check_class_node
 from pgmpy_ext.structure._ctan import CTANSearch, ear_matrix, fit_ctan
+from pgmpy_ext.structure._forest import ABNSearch, FANSearch, SBNSearch, fit_abn, fit_fan, fit_sbn
+from pgmpy_ext.structure._kdb import KDBSearch, class_mutual_information, fit_kdb
+from pgmpy_ext.structure._multinet import CLMultinetSearch, MultinetStructure, fit_cl_multinet
+from pgmpy_ext.structure._selective import SelectiveNBSearch, fit_selective_nb
 from pgmpy_ext.structure._structural_tm import (
     StructuralTMSearch,
     cbic_score,
@@ -19,5 +24,8 @@ from pgmpy_ext.structure._trees import (
 
 __all__ = ["ClassifierSearchBase", "ClassifierStructure", "NBSearch", "TANSearch", "check_class_node", "fit_nb",
            "fit_tan", "TreeResult", "fit_chow_liu_tree", "fit_tan_tree", "maximum_spanning_forest", "orient_forest"]
+__all__ += ["ABNSearch", "FANSearch", "SBNSearch", "fit_abn", "fit_fan", "fit_sbn"]
+__all__ += ["BANSearch", "CLMultinetSearch", "KDBSearch", "MultinetStructure", "SelectiveNBSearch",
+            "class_mutual_information", "fit_ban", "fit_cl_multinet", "fit_kdb", "fit_selective_nb", "k2_search"]
 __all__ += ["CTANSearch", "StructuralTMSearch", "cbic_score", "conditional_dimension", "ear_matrix", "fit_ctan",
             "fit_structural_tm"]
