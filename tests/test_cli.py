@@ -18,6 +18,11 @@ def test_demo_runs_and_reports(tmp_path):
     # a TAN learned from 1500 rows is close to the Bayes-optimal classifier with the true network
     assert res["accuracy"] >= res["bayes_accuracy"] - 0.05
     assert any("batch posterior agrees: True" in line for line in lines)
+    # the classifier-family part on Corral: SBN keeps the 3 edges of the thesis (seed 000 Table 3.2 / Fig. 4.13)
+    assert len(res["corral_sbn_edges"]) == 3
+    assert res["corral_round_trip"] is True
+    assert res["corral_cv"]["SBN"] >= res["corral_cv"]["NB"]
+    assert any("predict_proba agrees: True" in line for line in lines)
 
 
 def test_cli_demo_and_version(tmp_path, capsys):
