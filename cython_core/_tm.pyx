@@ -126,7 +126,7 @@ def tm_cll(const intp_t[:, ::1] idx,
     Parameters
     ----------
     idx : intp (n_rows, F), IN. Per unique row and block, the offset of its ``K`` class entries (module
-        docstring); every entry must satisfy ``0 <= idx[u, b] <= S - K`` (checked in the loop).
+        docstring); every entry must satisfy ``0 <= idx[u, b] <= S - K`` (checked in one pass before the loop).
     W : float64 (n_rows, K), IN. Multiplicity of unique row ``u`` with class ``c`` (>= 0).
     log_theta : float64 (S,), IN. Log-parameters (:func:`tm_log_theta`).
     expected : float64 (S,) or (0,), IN/OUT. When non-empty, **added into**:
@@ -158,22 +158,43 @@ def tm_cll(const intp_t[:, ::1] idx,
         raise ValueError(f"resp has shape ({resp.shape[0]}, {resp.shape[1]}), expected ({n}, {K}) (or 0 rows).")
     s_np = np.empty(K, dtype=np.float64)
     cdef float64_t[::1] s = s_np
-    cdef intp_t u, b, c, base, n_zero = 0, bad_row = -1
-    cdef double lse, tot, wc, cll = 0.0
+    cdef intp_t u, b, c, base, n_zero = 0, lo_idx = 0, hi_idx = 0
+    cdef double lse, tot, wc, s0, s1, cll = 0.0
     cdef intp_t hi = S - K
+    cdef const float64_t* lt = &log_theta[0]
+    cdef float64_t* ex = &expected[0] if want_e else NULL
     with nogil:
+        # validate every offset once (a branch-free min/max pass), so that the main loop only indexes
+        if n > 0:
+            lo_idx = idx[0, 0]
+            hi_idx = idx[0, 0]
         for u in range(n):
-            for c in range(K):
-                s[c] = 0.0
             for b in range(F):
                 base = idx[u, b]
-                if base < 0 or base > hi:
-                    bad_row = u
-                    break
+                if base < lo_idx:
+                    lo_idx = base
+                if base > hi_idx:
+                    hi_idx = base
+    if lo_idx < 0 or hi_idx > hi:
+        raise ValueError(f"idx has entries in {lo_idx}..{hi_idx}, outside 0..{hi} (offsets into log_theta).")
+    with nogil:
+        for u in range(n):
+            if K == 2:  # the common binary-class case, unrolled
+                s0 = 0.0
+                s1 = 0.0
+                for b in range(F):
+                    base = idx[u, b]
+                    s0 += lt[base]
+                    s1 += lt[base + 1]
+                s[0] = s0
+                s[1] = s1
+            else:
                 for c in range(K):
-                    s[c] += log_theta[base + c]
-            if bad_row >= 0:
-                break
+                    s[c] = 0.0
+                for b in range(F):
+                    base = idx[u, b]
+                    for c in range(K):
+                        s[c] += lt[base + c]
             lse = logsumexp_row(&s[0], K)
             tot = 0.0
             for c in range(K):
@@ -195,10 +216,18 @@ def tm_cll(const intp_t[:, ::1] idx,
                 for c in range(K):
                     resp[u, c] = s[c]
             if want_e and tot != 0.0:
-                for b in range(F):
-                    base = idx[u, b]
+                if K == 2:
+                    s0 = tot * s[0]
+                    s1 = tot * s[1]
+                    for b in range(F):
+                        base = idx[u, b]
+                        ex[base] += s0
+                        ex[base + 1] += s1
+                else:
                     for c in range(K):
-                        expected[base + c] += tot * s[c]
-    if bad_row >= 0:
-        raise ValueError(f"idx row {bad_row} points outside log_theta (entries must lie in 0..{hi}).")
+                        s[c] *= tot
+                    for b in range(F):
+                        base = idx[u, b]
+                        for c in range(K):
+                            ex[base + c] += s[c]
     return float(cll), int(n_zero)

@@ -92,7 +92,7 @@ def test_kernel_input_errors():
         _tm.tm_cll(d.idx, d.W[:2].copy(), lt, np.zeros(0), np.zeros((0, 2)))
     bad_idx = d.idx.copy()
     bad_idx[1, 2] = 9
-    with pytest.raises(ValueError, match="idx row 1 points outside log_theta"):
+    with pytest.raises(ValueError, match=r"idx has entries in 0..9, outside 0..8"):
         _tm.tm_cll(bad_idx, d.W, lt, np.zeros(0), np.zeros((0, 2)))
     with pytest.raises(ValueError, match="expected has length 3, expected len"):
         _tm.tm_cll(d.idx, d.W, lt, np.zeros(3), np.zeros((0, 2)))
