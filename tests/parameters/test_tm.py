@@ -405,3 +405,33 @@ def test_no_warning_in_classifier_on_convergence():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         NaiveBayesClassifier(estimator=TMEstimator()).fit(df.drop(columns="C"), df["C"])
+
+
+def _single_network_classifiers():
+    import pgmpy_ext.classifiers as C
+
+    out = []
+    for name in C.__all__:
+        cls = getattr(C, name)
+        if isinstance(cls, type) and issubclass(cls, C.BNClassifierBase) and cls is not C.BNClassifierBase \
+                and "estimator" in cls().get_params():
+            out.append(cls(**({"n_edges": 2} if name == "FANClassifier" else {})))
+    return out
+
+
+@pytest.mark.parametrize("clf", _single_network_classifiers(), ids=lambda c: type(c).__name__)
+def test_every_classifier_accepts_tm(clf):
+    df = noisy_multinomial(n=300, seed=15)
+    X, y = df.drop(columns="C"), df["C"].rename("label")
+    fitted = clone(clf).set_params(estimator=TMEstimator(tol=1e-4, max_iter=5000)).fit(X, y)
+    est = fitted.estimator_
+    assert isinstance(est, TMEstimator)
+    assert est.class_node == "label"
+    assert np.all(np.diff(est.cll_trace_) >= 0)
+    assert fitted.model_.check_model()
+    ve = VariableElimination(fitted.model_)
+    proba = fitted.predict_proba(X.iloc[:5])
+    for r in range(5):
+        q = ve.query(["label"], evidence={k: int(v) for k, v in X.iloc[r].items()}, show_progress=False)
+        assert_allclose(proba[r], q.values[[q.state_names["label"].index(c) for c in fitted.classes_]], rtol=1e-9,
+                        atol=1e-12)
