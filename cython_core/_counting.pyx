@@ -253,3 +253,72 @@ def row_keys(const code_t[:, ::1] X, const intp_t[::1] cards, int64[::1] out):
             for t in range(k):
                 key = key * (cards[t] + 1) + (X[r, t] + 1)
             out[r] = key
+
+
+def family_counts_multi(const code_t[:, ::1] X,
+                        const intp_t[::1] fam_ptr,
+                        const intp_t[::1] fam_cols,
+                        const intp_t[::1] fam_cards,
+                        const intp_t[::1] tab_offsets,
+                        const float64_t[::1] weights,
+                        float64_t[::1] out):
+    """Counts of many families in one pass over the rows.
+
+    Parameters
+    ----------
+    X : int32 (n_rows, n_cols), IN. Codes, -1 = missing.
+    fam_ptr : intp (V+1,), IN. Family v's columns are ``fam_cols[fam_ptr[v]:fam_ptr[v+1]]`` (child first, then
+        parents in table order); every family has at least one column.
+    fam_cols : intp (F,), IN. Column indices into X.
+    fam_cards : intp (F,), IN. Cardinality of each family column.
+    tab_offsets : intp (V+1,), IN. Family v's table is ``out[tab_offsets[v]:tab_offsets[v+1]]``, C-order over its
+        columns (mixed radix ``idx = idx * card + x``); ``tab_offsets[v+1] - tab_offsets[v]`` is the product of its
+        cardinalities.
+    weights : float64 (n_rows,) or (0,), IN. Row weights; empty = all ones.
+    out : float64 (tab_offsets[V],), OUT. Added into.
+
+    Notes
+    -----
+    Each family skips the rows where one of its columns is missing (available-case counting), exactly like
+    ``family_counts`` called once per family, but the rows are read once (row-major, cache friendly).
+    """
+    cdef intp_t n = X.shape[0]
+    cdef intp_t V = fam_ptr.shape[0] - 1
+    cdef intp_t r, v, t, idx, size
+    cdef code_t x
+    cdef bint weighted = weights.shape[0] > 0
+    cdef double w = 1.0
+    if V < 0 or tab_offsets.shape[0] != V + 1:
+        raise ValueError("fam_ptr and tab_offsets must both have length V + 1.")
+    if fam_cols.shape[0] != fam_cards.shape[0] or fam_ptr[V] != fam_cols.shape[0] or fam_ptr[0] != 0:
+        raise ValueError("fam_cols and fam_cards must have length fam_ptr[-1], and fam_ptr[0] must be 0.")
+    if out.shape[0] != tab_offsets[V] or (V > 0 and tab_offsets[0] != 0):
+        raise ValueError(f"out has length {out.shape[0]}, expected tab_offsets[-1] = {tab_offsets[V]}.")
+    if weighted and weights.shape[0] != n:
+        raise ValueError(f"weights has length {weights.shape[0]}, expected n_rows = {n} (or 0 for unweighted).")
+    for v in range(V):
+        if fam_ptr[v + 1] <= fam_ptr[v]:
+            raise ValueError(f"family {v} is empty; every family needs its child column.")
+        size = 1
+        for t in range(fam_ptr[v], fam_ptr[v + 1]):
+            if fam_cols[t] < 0 or fam_cols[t] >= X.shape[1]:
+                raise ValueError(f"column index {fam_cols[t]} out of range for X with {X.shape[1]} columns.")
+            if fam_cards[t] < 1:
+                raise ValueError(f"cardinality {fam_cards[t]} must be >= 1.")
+            size *= fam_cards[t]
+        if tab_offsets[v + 1] - tab_offsets[v] != size:
+            raise ValueError(f"family {v}'s table has {tab_offsets[v + 1] - tab_offsets[v]} cells, expected {size}.")
+    with nogil:
+        for r in range(n):
+            if weighted:
+                w = weights[r]
+            for v in range(V):
+                idx = 0
+                for t in range(fam_ptr[v], fam_ptr[v + 1]):
+                    x = X[r, fam_cols[t]]
+                    if x < 0:
+                        idx = -1
+                        break
+                    idx = idx * fam_cards[t] + x
+                if idx >= 0:
+                    out[tab_offsets[v] + idx] += w

@@ -40,31 +40,36 @@ def as_frame(X) -> pd.DataFrame:
     return pd.DataFrame(arr, columns=[f"x{i}" for i in range(arr.shape[1])])
 
 
-def _check_targets(y) -> np.ndarray:
-    """1-D array of class labels in their own dtype; rejects NaN, continuous targets and unhashable labels."""
+def _check_targets(y) -> tuple[np.ndarray, np.ndarray]:
+    """Validate class labels; return ``(classes, codes)``: the sorted distinct labels (``np.unique`` order and
+    dtype) and the int32 code of every row.
+
+    The labels are factorised once (hash based); every check after that runs on the distinct labels only.
+    """
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
             raise ValueError(f"y must be one column of class labels, got a DataFrame with {y.shape[1]} columns.")
         y = y.iloc[:, 0]
     if isinstance(y, pd.Series):
-        if y.isna().any():
-            r = int(np.flatnonzero(y.isna().to_numpy())[0])
-            raise ValueError(f"y has a missing class label (NaN/None) at row {r}; remove or impute it.")
         y = y.to_numpy(dtype=object) if not pd.api.types.is_numeric_dtype(y.dtype) else y.to_numpy()
     arr = column_or_1d(np.asarray(y), warn=True)
-    if arr.dtype == object:
-        missing = pd.isna(arr)
-        if missing.any():
-            r = int(np.flatnonzero(missing)[0])
-            raise ValueError(f"y has a missing class label (NaN/None) at row {r}; remove or impute it.")
-        for v in arr:
+    try:
+        codes, uniques = pd.factorize(arr, sort=True, use_na_sentinel=True)
+    except TypeError as err:
+        if "unhashable" in str(err):
+            raise TypeError("argument must be a string or a number") from None
+        raise TypeError(f"y mixes class labels of types that cannot be ordered ({err}); use labels of one type.") \
+            from None
+    missing = np.flatnonzero(codes < 0)
+    if missing.size:
+        raise ValueError(f"y has a missing class label (NaN/None) at row {int(missing[0])}; remove or impute it.")
+    uniques = np.asarray(uniques, dtype=arr.dtype)
+    if uniques.dtype == object:
+        for v in uniques:
             if not isinstance(v, (str, numbers.Number, bool, np.generic, tuple)):
                 raise TypeError("argument must be a string or a number")
-    elif arr.dtype.kind == "f" and np.isnan(arr).any():
-        r = int(np.flatnonzero(np.isnan(arr))[0])
-        raise ValueError(f"y has a missing class label (NaN) at row {r}; remove or impute it.")
-    check_classification_targets(arr)
-    return arr
+    check_classification_targets(uniques)
+    return uniques, codes.astype(np.int32)
 
 
 class BNClassifierBase(ClassifierMixin, BaseEstimator):
@@ -128,10 +133,9 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
         self._check_params()
         frame = as_frame(X)
         validate_data(self, X, y, skip_check_array=True)
-        y_arr = _check_targets(y)
-        if y_arr.shape[0] != frame.shape[0]:
-            raise ValueError(f"X has {frame.shape[0]} rows but y has {y_arr.shape[0]} labels.")
-        classes = np.unique(y_arr)
+        classes, y_codes = _check_targets(y)
+        if y_codes.shape[0] != frame.shape[0]:
+            raise ValueError(f"X has {frame.shape[0]} rows but y has {y_codes.shape[0]} labels.")
         if classes.shape[0] < 2:
             raise ValueError(f"the class has a single value {classes[0]!r} (1 class); a classifier needs at least 2 "
                              "classes.")
@@ -143,7 +147,7 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
             raise ValueError("a feature is named 'class'; name y (a pandas Series with another name) so that the "
                              "class node gets a distinct name.")
         self.class_node_ = class_node
-        self.encoder_ = self._encode_training(frame, y_arr, class_node)
+        self.encoder_ = self._encode_training(frame, y_codes, class_node)
         rng = check_generator(self.random_state)
         self.structure_ = self._fit_structure(self.encoder_, class_node, rng)
         self._fit_model(self.structure_, self.encoder_)
@@ -156,12 +160,14 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
         self.model_ = self._fit_parameters(structure, data)
         self._compile()
 
-    def _encode_training(self, frame: pd.DataFrame, y: np.ndarray, class_node) -> EncodedData:
-        features = encode(frame)
+    def _encode_training(self, frame: pd.DataFrame, y_codes: np.ndarray, class_node) -> EncodedData:
+        """The features encoded once, with the class codes appended as the last column (states = ``classes_``)."""
         labels = [v.item() if isinstance(v, np.generic) else v for v in self.classes_]
-        target = encode(pd.DataFrame({class_node: pd.Series(y, dtype=object)}), states={class_node: labels})
-        return EncodedData(np.hstack([features.codes, target.codes]), [*features.columns, class_node],
-                           [*features.states, target.states[0]])
+        # one encoding pass over features + class; the class column is a Categorical built from its codes, so
+        # nothing is copied or re-factorised (pandas concatenates column blocks without copying them)
+        target = pd.Series(pd.Categorical.from_codes(y_codes, categories=pd.Index(labels, dtype=object)),
+                           index=frame.index, name=class_node)
+        return encode(pd.concat([frame, target], axis=1), states={class_node: labels})
 
     def _fit_structure(self, data: EncodedData, class_node, rng: np.random.Generator) -> ClassifierStructure:
         raise NotImplementedError

@@ -364,14 +364,16 @@ def _encode_column(col, series: pd.Series, declared, missing: str):
     if not st:
         raise ValueError(f"Column {col!r} has no observed value (all missing); cannot infer its states.")
     lookup = {_state_key(v): i for i, v in enumerate(st)}
-    remap = np.array([lookup.get(_state_key(v), -1) for v in uniques] + [-1], dtype=np.int32)
-    out = remap[fcodes]  # fcodes == -1 picks the trailing -1
-    unseen = np.flatnonzero((out < 0) & ~miss)
-    if unseen.size:
-        r = int(unseen[0])
+    remap = np.array([lookup.get(_state_key(v), -1) for v in uniques], dtype=np.int32)
+    if remap.shape[0] <= len(st) and np.array_equal(remap, np.arange(remap.shape[0])):
+        return fcodes, st  # codes already are state indices (e.g. categories == states); -1 stays missing
+    unknown = np.flatnonzero(remap < 0)
+    if unknown.size:
+        rows = np.flatnonzero(np.isin(fcodes, unknown))
+        r = int(rows[0])
         raise ValueError(f"Column {col!r} has value {uniques[fcodes[r]]!r} at row {r} that was not seen during fit "
                          f"(known: {st!r}).")
-    return out, st
+    return np.append(remap, -1)[fcodes], st  # fcodes == -1 picks the trailing -1
 
 
 def _state_key(v):

@@ -14,7 +14,7 @@ import numpy as np
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD
 from pgmpy_ext.data import EncodedData
-from pgmpy_ext.stats import family_counts
+from pgmpy_ext.stats import family_counts_many
 
 __all__ = ["build_network", "cpds_from_counts", "cpds_from_layout", "sorted_parents"]
 
@@ -167,9 +167,10 @@ def build_network(parents: Mapping, data: EncodedData, *, counts: Mapping | None
     unknown = [n for n in given if n not in full]
     if unknown:
         raise ValueError(f"counts given for {unknown!r}, which are not nodes of the network.")
-    tables = {}
-    for n in nodes:
-        tables[n] = given[n] if n in given else family_counts(data, n, full[n], weights, sort_parents=False)
+    todo = [n for n in nodes if n not in given]
+    counted = family_counts_many(data, [(n, full[n]) for n in todo], weights)  # one pass over the rows
+    tables = dict(given)
+    tables.update(zip(todo, counted))
     model = DiscreteBayesianNetwork()
     model.add_nodes_from(nodes)
     model.add_edges_from([(p, n) for n in nodes for p in full[n]])

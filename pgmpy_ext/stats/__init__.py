@@ -5,6 +5,7 @@ from pgmpy_ext.stats._counting import (
     UniqueRows,
     family_counts,
     family_counts_codes,
+    family_counts_many,
     pair_offsets,
     pairwise_counts,
     unique_rows,
@@ -24,7 +25,8 @@ from pgmpy_ext.stats._scores import SCORE_KINDS, FamilyCounter, local_score
 from pgmpy_ext.stats._selective import LOO_LOG_FLOOR, LOO_TIE_RTOL, LeaveOneOutNB
 from pgmpy_ext.stats._tm import TMData, TMEvaluation
 
-__all__ = ["PairwiseCounts", "UniqueRows", "family_counts", "family_counts_codes", "pair_offsets",
+__all__ = ["PairwiseCounts", "UniqueRows", "family_counts", "family_counts_codes", "family_counts_many",
+           "pair_offsets",
            "pairwise_counts", "unique_rows"]
 __all__ += ["cmi_matrix", "mi_matrix", "SCORE_KINDS", "FamilyCounter", "local_score"]
 __all__ += ["HIDDEN", "CLLResult", "EStepResult", "NetworkLayout", "conditional_log_likelihood", "estep_accumulate",

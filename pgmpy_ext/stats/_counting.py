@@ -11,7 +11,7 @@ from pgmpy_ext._core import _counting
 from pgmpy_ext.data import EncodedData
 from pgmpy_ext.utils.validation import effective_n_threads
 
-__all__ = ["family_counts", "family_counts_codes", "pair_offsets", "pairwise_counts", "PairwiseCounts",
+__all__ = ["family_counts", "family_counts_codes", "family_counts_many", "pair_offsets", "pairwise_counts", "PairwiseCounts",
            "unique_rows", "UniqueRows"]
 
 
@@ -65,6 +65,47 @@ def family_counts(data: EncodedData, child, parents: Sequence = (), weights=None
     out = np.zeros(int(np.prod(data.cards[cols])), dtype=np.float64)
     _counting.family_counts(data.codes, cols, data.cards[cols], data.kernel_weights(weights), out)
     return out.reshape(tuple(data.cards[cols]))
+
+
+def family_counts_many(data: EncodedData, families: Sequence[tuple], weights=None) -> list:
+    """Counts of many families in one pass over the rows (same tables as :func:`family_counts` with
+    ``sort_parents=False``, each shaped ``(card(child), *card(parents))`` in the given parent order).
+
+    Parameters
+    ----------
+    data : EncodedData
+    families : sequence of (child, parents)
+        Column labels; ``parents`` is a sequence (possibly empty) in the order the table should use.
+    weights : array-like of shape (n_rows,), optional
+        Overrides ``data.weights``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pgmpy_ext.data import encode
+    >>> data = encode(pd.DataFrame({"A": [0, 1, 1, 1], "B": ["u", "u", "v", "v"]}))
+    >>> [t.tolist() for t in family_counts_many(data, [("A", ["B"]), ("B", [])])]
+    [[[1.0, 0.0], [1.0, 2.0]], [2.0, 2.0]]
+    """
+    fam_ptr = [0]
+    cols: list[int] = []
+    shapes = []
+    for child, parents in families:
+        parents = list(parents)
+        if child in parents:
+            raise ValueError(f"Column {child!r} cannot be its own parent.")
+        idx = data.indices([child, *parents])
+        cols.extend(idx.tolist())
+        fam_ptr.append(len(cols))
+        shapes.append(tuple(int(c) for c in data.cards[idx]))
+    cols_np = np.asarray(cols, dtype=np.intp)
+    cards_np = data.cards[cols_np] if cols else np.zeros(0, dtype=np.intp)
+    tab = np.zeros(len(shapes) + 1, dtype=np.intp)
+    np.cumsum([int(np.prod(s)) for s in shapes], out=tab[1:]) if shapes else None
+    out = np.zeros(int(tab[-1]), dtype=np.float64)
+    _counting.family_counts_multi(data.codes, np.asarray(fam_ptr, dtype=np.intp), cols_np,
+                                  np.ascontiguousarray(cards_np, dtype=np.intp), tab, data.kernel_weights(weights), out)
+    return [out[tab[k]:tab[k + 1]].reshape(shape) for k, shape in enumerate(shapes)]
 
 
 def _sorted_labels(labels: list) -> list:
