@@ -13,8 +13,10 @@ The state of the TM is a flat float64 buffer ``counts`` of length ``S`` holding 
   which is always the last (fastest) axis. It occupies ``counts[blk_offsets[b]:blk_offsets[b + 1]]``.
 
 ``log_theta`` has the same layout. For block 0, ``log_theta[c] = log T_0[c] - log sum_c T_0[c]``; for a block
-``b >= 1``, ``log_theta[(x, pi, c)] = log T[x, pi, c] - log M[pi, c]`` with ``M[pi, c] = sum_x T[x, pi, c]``, and
-``-inf`` when ``T[x, pi, c] = 0`` or ``M[pi, c] = 0`` (the thesis's theta := 0 for 0/0, decision 4).
+``b >= 1``, ``log_theta[(x, pi, c)] = log T[x, pi, c] - log M[pi, c]`` with ``M[pi, c] = sum_x T[x, pi, c]``
+(``-inf`` when ``T[x, pi, c] = 0 < M[pi, c]``), and ``-log r`` (a uniform column) when ``M[pi, c] = 0``: a parent
+configuration without counts gets pgmpy's maximum-likelihood convention, so the kernels compute exactly the model
+that is exported as ``TabularCPD`` objects (the TM keeps such slices fixed; see ``pgmpy_ext.parameters.fit_tm``).
 
 Rows
 ----
@@ -67,7 +69,8 @@ def tm_log_theta(const float64_t[::1] counts,
     blk_r : intp (B,), IN. Child cardinality per block (1 for block 0).
     blk_q : intp (B,), IN. Number of non-class parent configurations per block (1 for block 0).
     K : intp, IN. Number of classes.
-    log_theta : float64 (S,), OUT. Overwritten with the log-parameters (``-inf`` for theta = 0).
+    log_theta : float64 (S,), OUT. Overwritten with the log-parameters (``-inf`` for theta = 0, ``-log r`` in a
+        slice without counts).
 
     Returns
     -------
@@ -110,9 +113,10 @@ def tm_log_theta(const float64_t[::1] counts,
                                 for x in range(r):
                                     t = counts[base + (x * q + p) * K + c]
                                     log_theta[base + (x * q + p) * K + c] = log(t) - m if t > 0.0 else -INFINITY
-                            else:
+                            else:  # no counts in this parent configuration: uniform column
+                                m = -log(<double>r)
                                 for x in range(r):
-                                    log_theta[base + (x * q + p) * K + c] = -INFINITY
+                                    log_theta[base + (x * q + p) * K + c] = m
     return bool(legal)
 
 

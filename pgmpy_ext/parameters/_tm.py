@@ -105,8 +105,8 @@ class TMResult:
 
     def tables(self) -> dict:
         """``{node: theta}``: the counts normalised over the node's own axis (the class for the class node), with
-        a uniform column where a parent configuration has zero counts (pgmpy's ``DiscreteMLE`` convention; the TM
-        itself uses theta = 0 there, which changes no posterior of TAN/FAN/NB, see spec 5.6)."""
+        a uniform column where a parent configuration has zero counts (pgmpy's ``DiscreteMLE`` convention, also
+        the TM's)."""
         out = {}
         for node, t in self.counts.items():
             r = t.shape[0]
@@ -231,8 +231,15 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 0.
 
     Notes
     -----
-    Legality (decision 3): every count ``>= 0`` and a finite training CLL; parameters are
-    ``theta = T / sum_x T`` with ``theta := 0`` for ``0/0``, so structural zeros of ``O`` stay exactly zero.
+    Legality (decision 3): every count ``>= 0`` and a finite training CLL. Parameters are ``theta = T / sum_x T``;
+    a zero count in a parent configuration with counts gives ``theta = 0`` and stays exactly zero (structural
+    zeros, spec 5.6). A parent configuration ``(pi, c)`` without any count at the start is given a uniform column
+    and is left out of the update. This departs from the spec's decision 4 (``theta := 0`` for ``0/0``) so that
+    the model the TM optimises is exactly the one exported as pgmpy CPDs (pgmpy's ML convention). For NB, TAN and
+    FAN whose feature parents are children of the class it changes nothing (such a configuration already has
+    probability 0 through the parent's own table, and its counts never move); for families with parents outside
+    ``Ch(C)`` or with two or more feature parents (BAN, kDB) theta = 0 would make the class impossible for every
+    row with that parent configuration, which the exported model could not represent.
 
     Examples
     --------
@@ -259,6 +266,9 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 0.
         if unknown:
             raise ValueError(f"init has tables for {unknown!r}, which are neither the class nor its children.")
         T = lay.from_tables(init, T)
+    # Slices (parent configuration x class) without counts keep a uniform column and are never updated: their
+    # observed counts are 0 while the posterior-weighted ones need not be (see the Notes).
+    frozen = ~tmd.nonempty_cells(T)
     ev = tmd.evaluate(T, expected=True)
     n_eval = 1
     if not np.isfinite(ev.cll):
@@ -270,6 +280,7 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 0.
     grid = THESIS_GRID
     for it in range(1, int(max_iter) + 1):
         delta = O - ev.expected
+        delta[frozen] = 0.0
         cand = T + delta
         ev1 = tmd.evaluate(cand, expected=True)
         n_eval += 1
@@ -400,8 +411,8 @@ class TMEstimator(DiscreteParameterEstimator):
     5.37) for binary NB/FAN/BAN and multinomial NB/FAN (spec 5.4); BAN/kDB with multinomial variables are an
     extension (decision 22). For NB, TAN and FAN a converged fixed point is the optimum of the matching
     unregularised multinomial logistic regression (spec 5.4.1). The exported CPDs put a uniform column where a
-    parent configuration has zero counts (pgmpy's ML convention); the TM uses theta = 0 there (decision 4), which
-    gives the same posteriors for NB/TAN/FAN but can differ for families with two or more feature parents.
+    parent configuration has zero counts (pgmpy's ML convention); the TM keeps those columns fixed, so the
+    exported model is exactly the one it optimised (a departure from decision 4, see :func:`fit_tm`).
     ``sample_weight`` is supported (weighted counts); missing values are not.
 
     References

@@ -70,6 +70,10 @@ class TMData:
         The observed counts ``O`` (maximum-likelihood statistics) in the class-last layout.
     n_total : float
         Total weight ``N``.
+    slice_ids : numpy.ndarray of intp, shape (size,)
+        The normalisation slice of every cell: 0 for the class prior, then one id per ``(block, pi, c)``; the
+        parameters of a slice are its counts divided by their sum.
+    n_slices : int
 
     Examples
     --------
@@ -97,6 +101,8 @@ class TMData:
     W: np.ndarray
     observed: np.ndarray
     n_total: float
+    slice_ids: np.ndarray
+    n_slices: int
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -195,8 +201,16 @@ class TMData:
             observed = np.bincount(pos_all, weights=wts, minlength=size).astype(np.float64)
         else:
             observed = np.zeros(size, dtype=np.float64)
+        slice_ids = np.zeros(size, dtype=np.intp)
+        n_slices = 1
+        for b in range(1, len(blk_r)):
+            r, q = blk_r[b], blk_q[b]
+            ids = n_slices + np.arange(q * K, dtype=np.intp)
+            slice_ids[offsets[b]:offsets[b + 1]] = np.tile(ids, r)
+            n_slices += q * K
         return cls(K, tuple(fams), tuple(fam_cards), _intp(offsets), _intp(blk_r), _intp(blk_q),
-                   np.ascontiguousarray(idx), np.ascontiguousarray(W), observed, float(w.sum()))
+                   np.ascontiguousarray(idx), np.ascontiguousarray(W), observed, float(w.sum()), slice_ids,
+                   int(n_slices))
 
     # ------------------------------------------------------------------ facts
     @property
@@ -226,12 +240,25 @@ class TMData:
             raise ValueError(f"{name} has shape {a.shape}, expected ({self.size},) (TMData.size).")
         return a
 
+    def slice_totals(self, counts) -> np.ndarray:
+        """Sum of the counts of every normalisation slice (``n_slices``,): ``N`` for slice 0, ``M[pi, c]`` else."""
+        counts = self._check_flat(counts, "counts")
+        return np.bincount(self.slice_ids, weights=counts, minlength=self.n_slices)
+
+    def nonempty_cells(self, counts) -> np.ndarray:
+        """Boolean mask (size,): cells of the class prior and of every slice whose counts sum to more than 0."""
+        tot = self.slice_totals(counts)
+        mask = tot[self.slice_ids] > 0
+        mask[:self.n_classes] = True
+        return mask
+
     # ------------------------------------------------------------------ kernels
     def log_theta(self, counts, out: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
         """Log-parameters from count tables: ``(log_theta, legal)``.
 
         ``legal`` is False when a count is negative (or NaN) or the class counts sum to 0; ``log_theta`` is then
-        unspecified. Zero counts give ``-inf`` (theta = 0, also for 0/0).
+        unspecified. A zero count in a slice with counts gives ``-inf`` (theta = 0); a slice without counts gives a
+        uniform column (pgmpy's maximum-likelihood convention).
         """
         counts = self._check_flat(counts, "counts")
         if out is None:

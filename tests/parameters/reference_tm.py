@@ -22,6 +22,7 @@ def ref_log_theta(counts, blk_offsets, blk_r, blk_q, K):
             m = t.sum(axis=0, keepdims=True)
             lt = np.where((t > 0) & (m > 0), np.log(np.where(t > 0, t, 1.0)) - np.log(np.where(m > 0, m, 1.0)),
                           -np.inf)
+            lt = np.where(m > 0, lt, -np.log(blk_r[b]))  # a slice without counts: uniform column
             out[blk_offsets[b]:blk_offsets[b + 1]] = lt.reshape(-1)
     return out
 
@@ -173,8 +174,8 @@ def fan_binary(X, y, parent, n_iter):
                 rows = xj if xjv == 1 else ~xj
                 if den < 0 or num < 0 or num > den:
                     return None
-                p = num / den if den > 0 else 0.0
-                val = np.where(xi, _safe_log(p), _safe_log(1 - p)) if den > 0 else np.full(N, -np.inf)
+                p = num / den if den > 0 else 0.5  # no counts: uniform (pgmpy's ML convention)
+                val = np.where(xi, _safe_log(p), _safe_log(1 - p))
                 lj[rows, c] += val[rows]
         return lj
 

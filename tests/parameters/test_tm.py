@@ -284,7 +284,7 @@ def test_warm_start_init_and_alpha():
         assert_allclose(smooth.counts[k], cold.observed[k] + 1.0)
     with pytest.raises(ValueError, match=r"init has tables for \['X9'\]"):
         fit_tm(data, "C", pa, init={"X9": np.ones(2)})
-    bad = {"X0": np.zeros_like(cold.counts["X0"])}
+    bad = {"X0": -np.ones_like(cold.counts["X0"])}
     with pytest.raises(ValueError, match="starting counts are illegal"):
         fit_tm(data, "C", pa, init=bad)
 
@@ -435,3 +435,27 @@ def test_every_classifier_accepts_tm(clf):
         q = ve.query(["label"], evidence={k: int(v) for k, v in X.iloc[r].items()}, show_progress=False)
         assert_allclose(proba[r], q.values[[q.state_names["label"].index(c) for c in fitted.classes_]], rtol=1e-9,
                         atol=1e-12)
+
+
+@pytest.mark.parametrize("line_search", LINE_SEARCHES)
+def test_exported_model_is_the_optimised_model_with_empty_parent_configurations(line_search):
+    from pgmpy_ext.models import BatchPosterior
+
+    X, y = corral_like(n=40, seed=2)
+    df = pd.DataFrame({"C": y, **{f"X{i}": X[:, i] for i in range(6)}})
+    pa = {"C": [], "X0": ["C"], "X1": ["C", "X0"], "X2": ["C", "X0", "X1"], "X3": ["C", "X2", "X1", "X0"],
+          "X4": [], "X5": ["C", "X4", "X3"]}  # X4 is not a child of the class
+    bn = DiscreteBayesianNetwork([(p, c) for c, ps in pa.items() for p in ps])
+    est = TMEstimator(class_node="C", line_search=line_search, max_iter=300).fit(bn, df)
+    res = est.result_
+    empty = {k: (o.sum(axis=0) == 0) for k, o in res.observed.items() if k != "C"}
+    assert any(e.any() for e in empty.values())
+    for k, e in empty.items():  # empty slices keep their (zero) counts and export a uniform column
+        assert np.all(res.counts[k][:, e] == 0.0)
+        assert_allclose(res.tables()[k][:, e], 1.0 / res.counts[k].shape[0])
+    post = BatchPosterior(bn.copy().fit(df, estimator=est.clone().set_params(max_iter=300)), "C")
+    p = post.predict_proba(df)
+    cls = post.classes
+    exported = np.log(p[np.arange(len(df)), [cls.index(v) for v in df["C"]]]).sum()
+    assert_allclose(exported, est.cll_trace_[-1], rtol=1e-9)
+    assert est.cll_trace_[-1] > est.cll_trace_[0]
