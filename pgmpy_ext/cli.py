@@ -2,6 +2,7 @@
 
 ``pgmpy-ext demo``     learn a TAN on data sampled from pgmpy's bundled asia network, report, export, query.
 ``pgmpy-ext evaluate`` cross-validate classifiers on a CSV/TSV file or a shared data set (identical folds, tests).
+``pgmpy-ext reproduce`` run a registered reproduction of a published table and write its report (``--list``).
 ``pgmpy-ext version``  print the versions of pgmpy-ext and its main dependencies.
 """
 
@@ -38,6 +39,20 @@ def _evaluate(args) -> int:
     return run(args)
 
 
+def _reproduce(args) -> int:
+    from pgmpy_ext.experiments import REPRODUCTIONS
+
+    if args.list or args.name is None:
+        for name, rep in REPRODUCTIONS.items():
+            print(f"{name}: {rep.title}")
+        return 0
+    if args.name not in REPRODUCTIONS:
+        print(f"unknown reproduction {args.name!r}; known: {', '.join(REPRODUCTIONS)}", file=sys.stderr)
+        return 2
+    REPRODUCTIONS[args.name].run(args.output, quick=args.quick, n_jobs=args.n_jobs)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="pgmpy-ext", description="Fast Bayesian-network learners for pgmpy.")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -53,6 +68,13 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("evaluate", help="cross-validate classifiers on a CSV/TSV file or a shared data set")
     _evaluate_arguments(e)
     e.set_defaults(func=_evaluate)
+    r = sub.add_parser("reproduce", help="run a reproduction of a published table and write its Markdown report")
+    r.add_argument("name", nargs="?", help="reproduction name (see --list), e.g. seed000-table4.2")
+    r.add_argument("--list", action="store_true", help="list the registered reproductions")
+    r.add_argument("--output", default=None, help="report path (default: docs/reproductions/<name>.md)")
+    r.add_argument("--quick", action="store_true", help="smoke run with tiny settings (not the reproduction)")
+    r.add_argument("--n-jobs", type=int, default=None, help="parallel jobs where the experiment supports them")
+    r.set_defaults(func=_reproduce)
     v = sub.add_parser("version", help="print versions")
     v.set_defaults(func=_version)
     return ap

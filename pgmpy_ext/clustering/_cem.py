@@ -35,7 +35,7 @@ __all__ = ["CEMClustering", "fit_cem"]
 
 
 def fit_cem(data: EncodedData, n_clusters: int, *, model: str = "cl", n_init: int = 10, n_stochastic_steps: int = 200,
-            max_classification_steps: int = 100, init: str = "random_seeds", empty_cluster: str = "reseed",
+            max_classification_steps: int = 100, init="random_seeds", empty_cluster: str = "reseed",
             alpha: float = 0.0, stopping: str = "marginal", random_state=None, n_jobs: int | None = None,
             show_progress: bool = False) -> CEMResult:
     """CEM engine: ``n_init`` independent starts of the seed 000 section 4.4 schedule, the best final CML wins.
@@ -49,6 +49,13 @@ def fit_cem(data: EncodedData, n_clusters: int, *, model: str = "cl", n_init: in
         raise ValueError("CEM clustering needs complete data; drop or impute the rows with missing values.")
     unique = unique_rows(data.codes, data.cards)
     n_distinct = int(unique.codes.shape[0])
+    init_points = None
+    if not isinstance(init, str):  # coordinates for the random seeds (D13's option)
+        points = _check_init_points(init, data.n_rows)
+        _, ids = np.unique(points, axis=0, return_inverse=True)
+        init_points = (points, np.asarray(ids, dtype=np.intp).reshape(-1))
+        n_distinct = int(ids.max()) + 1
+        init = "random_seeds"
     if n_distinct < n_clusters:
         raise ValueError(f"n_clusters == {n_clusters}, but X has only {n_distinct} distinct row(s); the initial "
                          f"partition needs n_clusters distinct seed rows.")
@@ -56,7 +63,7 @@ def fit_cem(data: EncodedData, n_clusters: int, *, model: str = "cl", n_init: in
     children = rng.spawn(n_init)
     kwargs = {"model": model, "n_stochastic_steps": n_stochastic_steps,
               "max_classification_steps": max_classification_steps, "init": init, "empty_cluster": empty_cluster,
-              "alpha": alpha, "stopping": stopping}
+              "alpha": alpha, "stopping": stopping, "init_points": init_points}
     tasks = (delayed(cem_single_start)(data, unique, n_clusters, child, **kwargs) for child in children)
     if n_jobs is None or n_jobs == 1:
         results = (task[0](*task[1], **task[2]) for task in tasks)
@@ -70,6 +77,20 @@ def fit_cem(data: EncodedData, n_clusters: int, *, model: str = "cl", n_init: in
     cmls = np.array([s.cml for s in starts], dtype=np.float64)
     best = int(np.argmax(cmls))  # ties: the first start
     return CEMResult(starts[best], best, cmls)
+
+
+def _check_init_points(init, n_rows: int) -> np.ndarray:
+    try:
+        points = np.asarray(init, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("init must be 'random_seeds', 'kmeans' or an array of seed coordinates of shape "
+                        "(n_samples, n_dims).") from None
+    if points.ndim != 2 or points.shape[0] != n_rows or points.shape[1] < 1:
+        raise ValueError(f"init coordinates have shape {points.shape}, expected (n_samples, n_dims) with n_samples = "
+                         f"{n_rows}.")
+    if not np.isfinite(points).all():
+        raise ValueError("init coordinates must be finite.")
+    return np.ascontiguousarray(points)
 
 
 class CEMClustering(ClusterMixin, BaseEstimator):
@@ -96,10 +117,12 @@ class CEMClustering(ClusterMixin, BaseEstimator):
     max_classification_steps : int >= 0, default 100
         Maximum iterations of the C-stage; it stops earlier when the partition no longer changes (usually within
         10 iterations, as the thesis reports).
-    init : {"random_seeds", "kmeans"}, default "random_seeds"
+    init : {"random_seeds", "kmeans"} or array-like of shape (n_samples, n_dims), default "random_seeds"
         Initial partition. ``"random_seeds"`` (section 4.5): K data points with distinct values drawn at random
         are seeds and every row goes to the nearest seed (Euclidean distance on the integer codes, D13; ties to
-        the smallest seed index). ``"kmeans"``: scikit-learn's ``KMeans(n_init=1)`` on the codes.
+        the smallest seed index). ``"kmeans"``: scikit-learn's ``KMeans(n_init=1)`` on the codes. An array: the
+        same random seeds, with distances measured on these coordinates of the training rows instead (D13's
+        option, e.g. the standardised original continuous attributes before discretisation).
     empty_cluster : {"reseed", "drop", "reject"}, default "reseed"
         What happens when an S- or C-step empties a cluster (D11). ``"reseed"``: the row with the lowest
         posterior for its own cluster (among rows whose cluster keeps another member) moves into the empty
@@ -237,7 +260,8 @@ class CEMClustering(ClusterMixin, BaseEstimator):
         check_scalar(self.n_init, "n_init", numbers.Integral, min_val=1)
         check_scalar(self.n_stochastic_steps, "n_stochastic_steps", numbers.Integral, min_val=0)
         check_scalar(self.max_classification_steps, "max_classification_steps", numbers.Integral, min_val=0)
-        check_option(self.init, "init", CEM_INITS)
+        if isinstance(self.init, str):
+            check_option(self.init, "init", CEM_INITS)
         check_option(self.empty_cluster, "empty_cluster", EMPTY_CLUSTER_POLICIES)
         check_scalar(self.alpha, "alpha", numbers.Real, min_val=0.0)
         if not np.isfinite(self.alpha):

@@ -210,25 +210,29 @@ class MStep:
         return multinet_log_joint(params.layout, params.log_cpt, params.log_prior, self.codes)
 
 
-def initial_partition(codes: np.ndarray, row_ids: np.ndarray, K: int, rng: np.random.Generator,
+def initial_partition(points: np.ndarray, row_ids: np.ndarray, K: int, rng: np.random.Generator,
                       init: str) -> np.ndarray:
     """The initial partition P^0 (seed 000 section 4.5, D13), int32 labels.
 
-    ``"random_seeds"``: K rows with pairwise different values (the first K distinct ones of a random permutation,
+    ``points`` (n_rows, d) are where distances are measured: the integer codes by default, or any coordinates the
+    caller passes (e.g. the standardised original attributes, D13's option); ``row_ids`` gives rows with equal
+    points the same id.
+
+    ``"random_seeds"``: K rows with pairwise different points (the first K distinct ones of a random permutation,
     i.e. data points drawn without replacement until K distinct values are found) are the seeds; every row goes
-    to the nearest seed in Euclidean distance on the codes (ties: the smallest seed index). No centre updates.
-    ``"kmeans"``: scikit-learn's ``KMeans(n_init=1)`` on the codes, seeded from ``rng``.
+    to the nearest seed in Euclidean distance (ties: the smallest seed index). No centre updates.
+    ``"kmeans"``: scikit-learn's ``KMeans(n_init=1)`` on the points, seeded from ``rng``.
     """
     if init == "kmeans":
         from sklearn.cluster import KMeans
 
         km = KMeans(n_clusters=K, n_init=1, random_state=int(rng.integers(2**31 - 1)))
-        return np.ascontiguousarray(km.fit(codes.astype(np.float64)).labels_, dtype=np.int32)
-    perm = rng.permutation(codes.shape[0])
+        return np.ascontiguousarray(km.fit(points.astype(np.float64)).labels_, dtype=np.int32)
+    perm = rng.permutation(points.shape[0])
     _, first = np.unique(row_ids[perm], return_index=True)
     seeds = perm[np.sort(first)[:K]]
-    c = codes.astype(np.int64)
-    dist = np.empty((codes.shape[0], K), dtype=np.int64)
+    c = points.astype(np.int64) if np.issubdtype(points.dtype, np.integer) else points.astype(np.float64)
+    dist = np.empty((points.shape[0], K), dtype=c.dtype)
     for k, s in enumerate(seeds):
         d = c - c[s]
         dist[:, k] = np.einsum("ij,ij->i", d, d)
@@ -287,18 +291,21 @@ class CEMResult:
 
 def cem_single_start(data: EncodedData, unique: UniqueRows, n_clusters: int, rng: np.random.Generator, *,
                      model: str, n_stochastic_steps: int, max_classification_steps: int, init: str,
-                     empty_cluster: str, alpha: float, stopping: str) -> CEMStart:
+                     empty_cluster: str, alpha: float, stopping: str,
+                     init_points: tuple[np.ndarray, np.ndarray] | None = None) -> CEMStart:
     """One start of the training schedule of seed 000 section 4.4 (``fit_cem`` for one of the p starts).
 
     S-stage: ``n_stochastic_steps`` iterations of E-step, S-step (one uniform per row from ``rng``), empty-cluster
     handling, M-step; the partition with the highest CML (the initial one included) is kept. C-stage: up to
     ``max_classification_steps`` iterations of E-step, C-step, M-step, stopping when the partition no longer
-    changes. Randomness comes only from ``rng`` (initial partition, uniforms, redraws).
+    changes. Randomness comes only from ``rng`` (initial partition, uniforms, redraws). ``init_points`` =
+    ``(points, row_ids)`` measures the initial distances there instead of on the codes.
     """
     K = int(n_clusters)
     mstep = MStep(data, K, model, alpha, stopping, unique)
     N = mstep.N
-    labels = initial_partition(data.codes, unique.inverse, K, rng, init)
+    points, ids = (data.codes, unique.inverse) if init_points is None else init_points
+    labels = initial_partition(points, ids, K, rng, init)
     params = mstep(labels)
     trace, edges = [params.cml], [params.n_edges]
     best = (params.cml, labels, params, 0)

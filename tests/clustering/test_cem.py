@@ -417,3 +417,17 @@ def test_progress_bar_is_silent_by_default(planted_data, capsys):
     out = capsys.readouterr()
     assert out.out == ""
     assert out.err == ""
+
+
+def test_init_coordinates_option():
+    X = noisy()
+    codes = encode(X).codes
+    a = CEMClustering(3, model="tan", n_init=2, n_stochastic_steps=5, random_state=0).fit(X)
+    b = CEMClustering(3, model="tan", n_init=2, n_stochastic_steps=5, random_state=0, init=codes).fit(X)
+    assert_array_equal(a.labels_, b.labels_)  # distances on the codes themselves: the default
+    rng = np.random.default_rng(0)
+    coords = rng.normal(size=(len(X), 2))
+    c = CEMClustering(3, model="tan", n_init=2, n_stochastic_steps=5, random_state=0, init=coords).fit(X)
+    assert c.labels_.shape == (len(X),)
+    with pytest.raises(ValueError, match=r"init coordinates have shape \(5, 2\)"):
+        CEMClustering(3, init=coords[:5]).fit(X)

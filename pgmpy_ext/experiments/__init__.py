@@ -1,0 +1,42 @@
+"""Reproductions of published results, one module per table or figure, run with ``pgmpy-ext reproduce NAME``.
+
+Every entry of :data:`REPRODUCTIONS` maps a name to a :class:`Reproduction` whose ``run(output=None, *, quick=False,
+n_jobs=None, ...)`` runs the experiment and writes its Markdown report (by default under ``docs/reproductions/``),
+returning the report's path. The experiment modules are imported only when a reproduction runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["REPRODUCTIONS", "Reproduction", "register"]
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A registered reproduction: ``module`` (under ``pgmpy_ext.experiments``) defines ``run``."""
+
+    name: str
+    title: str
+    module: str
+
+    @property
+    def run(self) -> Callable:
+        return importlib.import_module(f"pgmpy_ext.experiments.{self.module}").run
+
+
+REPRODUCTIONS: dict[str, Reproduction] = {}
+
+
+def register(name: str, title: str, module: str) -> Reproduction:
+    """Add a reproduction to :data:`REPRODUCTIONS` (the name must be new)."""
+    if name in REPRODUCTIONS:
+        raise ValueError(f"a reproduction named {name!r} is already registered.")
+    REPRODUCTIONS[name] = Reproduction(name, title, module)
+    return REPRODUCTIONS[name]
+
+
+register("seed000-table4.2", "Ruz thesis Table 4.2: CEM-CL/TAN/SBN clustering accuracy vs k-means and EM, plus the "
+         "Corral structures of Figs. 4.11-4.13", "_seed000_table42")
