@@ -40,3 +40,9 @@ def register(name: str, title: str, module: str) -> Reproduction:
 
 register("seed000-table4.2", "Ruz thesis Table 4.2: CEM-CL/TAN/SBN clustering accuracy vs k-means and EM, plus the "
          "Corral structures of Figs. 4.11-4.13", "_seed000_table42")
+register("seed001-tables5.1-5.2", "Santafe thesis Tables 5.1/5.2: NB/TAN/BAN with ML and TM parameters on binary "
+         "data sets, whole-data CLL and LOO accuracy", "_seed001_tables51_52")
+register("seed001-tables5.3-5.4", "Santafe thesis Tables 5.3/5.4: NB/TAN with ML and TM parameters on UCI sets, "
+         "5-fold CV accuracy and whole-data CLL", "_seed001_tables53_54")
+register("seed001-tables5.5-5.6", "Santafe thesis Tables 5.5/5.6: structural TM and cTAN-TM vs NB-TM and TAN-TM, "
+         "5-fold CV accuracy and the features structural TM selects", "_seed001_tables55_56")

@@ -1,0 +1,224 @@
+"""Shared pieces of the seed 001 chapter-5 reproductions (TM, cTAN, structural TM): the data sets as this project
+has them, the thesis's learner settings, two small classifier faces for cTAN and structural TM, and the cell-by-cell
+comparison used by the reports.
+
+Spec: ``../shared/specs/seed001-tm-classifiers.md`` sections 5-7.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+import platform
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.utils import check_scalar
+
+from pgmpy_ext.classifiers import BNClassifierBase
+from pgmpy_ext.parameters import TMEstimator, check_tm_params, fit_tm
+from pgmpy_ext.structure import fit_ctan, fit_structural_tm
+
+__all__ = ["CTANClassifier", "REPORT_DIR", "StructuralTMClassifier", "TM_THESIS", "cll_status", "fmt", "load_binary",
+           "load_uci", "md_table", "report_path", "run_facts", "thesis_tm", "training_cll", "write_report"]
+
+#: Default folder of the generated reports: ``docs/reproductions`` in the repository.
+REPORT_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproductions"
+
+#: TM settings of the thesis's experiments (spec 6.0): start at maximum likelihood, |delta CLL| < 0.001, the 0.01 grid
+#: line search; max_iter is not given (decision 5: 1000).
+TM_THESIS = {"alpha": 0.0, "tol": 1e-3, "max_iter": 1000, "line_search": "grid"}
+
+
+def thesis_tm(**overrides) -> TMEstimator:
+    """A ``TMEstimator`` with the thesis's settings (``TM_THESIS``), optionally overridden."""
+    return TMEstimator(**{**TM_THESIS, **overrides})
+
+
+# ---------------------------------------------------------------------------------------------- classifiers
+class CTANClassifier(BNClassifierBase):
+    """cTAN (EAR-weighted TAN, spec 5.9) with the scikit-learn face of the pgmpy-ext classifiers; ML parameters by
+    default, TM parameters with ``estimator=TMEstimator(...)`` (cTAN-TM). Used by the reproductions only."""
+
+    def __init__(self, *, root=None, drop_negative_edges=False, alpha=0.0, estimator=None, n_jobs=1,
+                 random_state=None, show_progress=False):
+        self.root = root
+        self.drop_negative_edges = drop_negative_edges
+        self.alpha = alpha
+        self.estimator = estimator
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.show_progress = show_progress
+
+    def _fit_structure(self, data, class_node, rng):
+        return fit_ctan(data, class_node, root=self.root, drop_negative_edges=self.drop_negative_edges,
+                        n_jobs=self.n_jobs or 1)
+
+
+class StructuralTMClassifier(BNClassifierBase):
+    """Structural TM (spec 5.10) with the scikit-learn face; the parameters are the TM parameters of the final
+    structure (the search's own run, repeated by :class:`~pgmpy_ext.parameters.TMEstimator`, which is
+    deterministic). Used by the reproductions only."""
+
+    def __init__(self, *, alpha=0.0, tol=1e-3, max_iter=1000, line_search="grid", warm_start=False, n_jobs=1,
+                 random_state=None, show_progress=False):
+        self.alpha = alpha
+        self.tol = tol
+        self.max_iter = max_iter
+        self.line_search = line_search
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.show_progress = show_progress
+
+    def _check_params(self):
+        check_tm_params(self.alpha, self.tol, self.max_iter, self.line_search)
+        check_scalar(self.warm_start, "warm_start", (bool, np.bool_))
+        if self.n_jobs is not None:
+            check_scalar(self.n_jobs, "n_jobs", numbers.Integral)
+
+    @property
+    def estimator(self):
+        return TMEstimator(alpha=self.alpha, tol=self.tol, max_iter=self.max_iter, line_search=self.line_search)
+
+    def _fit_structure(self, data, class_node, rng):
+        return fit_structural_tm(data, class_node, alpha=self.alpha, tol=self.tol, max_iter=self.max_iter,
+                                 line_search=self.line_search, warm_start=self.warm_start, n_jobs=self.n_jobs or 1,
+                                 show_progress=self.show_progress)
+
+
+# ---------------------------------------------------------------------------------------------- data
+def _categorical(X: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({c: (X[c] if isinstance(X[c].dtype, pd.CategoricalDtype) else X[c].astype("category"))
+                         for c in X.columns}, index=X.index)
+
+
+def binarize(X: pd.DataFrame) -> pd.DataFrame:
+    """One binary 0/1 column ``"<attribute>=<value>"`` per value of every attribute (one-hot)."""
+    cols = {}
+    for c in X.columns:
+        values = X[c].cat.categories if isinstance(X[c].dtype, pd.CategoricalDtype) else sorted(X[c].unique())
+        for v in values:
+            cols[f"{c}={v}"] = pd.Categorical((X[c] == v).astype(int).to_numpy(), categories=[0, 1])
+    return pd.DataFrame(cols, index=X.index)
+
+
+def load_binary(name: str, data_home=None) -> tuple[pd.DataFrame, pd.Series]:
+    """The binary data sets of experiment E1 (spec 6.2): ``"Corral"``, ``"M-of-n-3-7-10"``, ``"Monk1-bin"``,
+    ``"Monk2-bin"``; categorical 0/1 features and a class Series named ``"class"``."""
+    from pgmpy_ext.datasets import load_dataset, make_corral
+
+    if name == "Corral":
+        X, y = make_corral()
+    elif name == "M-of-n-3-7-10":
+        X, y = load_dataset("mofn_3_7_10", data_home=data_home)
+    elif name in ("Monk1-bin", "Monk2-bin"):
+        X, y = load_dataset("monk1" if name == "Monk1-bin" else "monk2", data_home=data_home)
+        X = binarize(X)
+    else:
+        raise ValueError(f"unknown binary data set {name!r}.")
+    return _categorical(X), pd.Series(np.asarray(y), name="class")
+
+
+def load_uci(file: str, data_home=None) -> tuple[pd.DataFrame, pd.Series, list]:
+    """A shared PMLB file (or ``"corral-generator"``) as ``(X, y, continuous columns)``: every float-stored column is
+    continuous (to be MDLP-discretised, spec 6.1), every other column categorical over all values in the file."""
+    from pgmpy_ext.datasets import load_dataset, make_corral
+
+    if file == "corral-generator":
+        X, y = make_corral()
+        return _categorical(X), pd.Series(np.asarray(y), name="class"), []
+    X, y = load_dataset(file, data_home=data_home, continuous="float")
+    cont = [c for c in X.columns if pd.api.types.is_float_dtype(X[c].dtype)]
+    return X, pd.Series(np.asarray(y), name="class"), cont
+
+
+# ---------------------------------------------------------------------------------------------- CLL
+def training_cll(clf, X, y) -> float:
+    """Training CLL (nats, summed) of a fitted classifier through its own ``predict_log_proba`` (the pgmpy model it
+    exports; zero probabilities floored at 1e-300)."""
+    lp = clf.predict_log_proba(X)
+    pos = np.searchsorted(clf.classes_, np.asarray(y))
+    return float(lp[np.arange(len(pos)), pos].sum())
+
+
+def tm_internal_cll(clf) -> tuple[float, float] | None:
+    """(CLL at the start, final CLL) of the TM run inside a classifier fitted with a TMEstimator (the TM's own
+    convention theta = 0 for 0/0), or None."""
+    est = getattr(clf, "estimator_", None)
+    if est is None or not hasattr(est, "cll_trace_"):
+        return None
+    return float(est.cll_trace_[0]), float(est.cll_trace_[-1])
+
+
+def cll_status(ours: float, target: float | None, *, rel_tol: float | None = None, abs_tol: float | None = None,
+               ml: float | None = None) -> str:
+    """Verdict of one CLL cell: a deterministic target (``rel_tol``/``abs_tol``), or a TM cell (must be >= ML)."""
+    if target is None or (isinstance(target, float) and math.isnan(target)):
+        return "no target"
+    if ml is not None:
+        ok = ours >= ml - 1e-9 * abs(ml)
+        rel = "≥ thesis" if ours >= target else "< thesis"
+        return ("TM ≥ ML ✓" if ok else "TM < ML ✗") + f"; {rel}"
+    diff = abs(ours - target)
+    tol = max(abs_tol or 0.0, (rel_tol or 0.0) * abs(target))
+    return "match" if diff <= tol else "mismatch"
+
+
+def count_of(pct: float, n: int) -> int:
+    return int(round(pct / 100.0 * n))
+
+
+def fit_tm_cll(data, class_node, parents, **kw) -> tuple[float, float]:
+    """(ML CLL, TM CLL) of one structure with the thesis's TM settings (engine level)."""
+    res = fit_tm(data, class_node, parents, warn=False, **{**TM_THESIS, **kw})
+    return res.cll_ml, res.cll
+
+
+# ---------------------------------------------------------------------------------------------- reports
+def report_path(output, name: str) -> Path:
+    """``output`` as a Path, or ``docs/reproductions/<name>.md`` when it is None."""
+    return Path(output) if output is not None else REPORT_DIR / f"{name}.md"
+
+
+def write_report(path: Path, text: str) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def run_facts(elapsed: float, n_jobs, quick: bool) -> str:
+    """One line: date, machine, versions, parallel jobs, wall time."""
+    import pandas
+    import pgmpy
+    import sklearn
+
+    import pgmpy_ext
+
+    mode = " **Quick smoke run (tiny settings): not the reproduction.**" if quick else ""
+    return (f"Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {platform.machine()}, "
+            f"{os.cpu_count()} CPUs visible, n_jobs={n_jobs}; Python {platform.python_version()}, pgmpy-ext "
+            f"{pgmpy_ext.__version__}, pgmpy {pgmpy.__version__}, scikit-learn {sklearn.__version__}, numpy "
+            f"{np.__version__}, pandas {pandas.__version__}; wall time {elapsed / 60:.1f} min.{mode}")
+
+
+def fmt(value, decimals: int = 2) -> str:
+    """A number with fixed decimals; '–' for None/NaN."""
+    if value is None:
+        return "–"
+    value = float(value)
+    if math.isnan(value):
+        return "–"
+    return f"{value:.{decimals}f}"
+
+
+def md_table(header: Sequence[str], rows: Iterable[Sequence]) -> list[str]:
+    """Lines of a Markdown table."""
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return out
