@@ -255,3 +255,124 @@ def nb_multinomial(X, y, cards, K, n_iter):
 
     us, trace = moment_tm(u0, theta_of, estats_of, n_iter)(np.eye(K)[y])
     return [counts_of(u) for u in us], trace
+
+
+def moment_space_tm(X, y, cards, K, parents, n_iter):
+    """The thesis's TM in power-moment coordinates for any NB/FAN/BAN-like structure over multinomial variables
+    (spec 5.5.4-5.5.5, generalised): the class-dependent statistics are ``M_A[e] = sum_d prod_{v in A} x_v^{e_v}``
+    (powers ``e_v = 1..r_v-1``, the class is variable ``"c"``) for every subset ``A`` of a family that contains the
+    class; the class-free ones never change. Counts are recovered by Kronecker-Vandermonde solves (the all-nonzero
+    cells of every subset) and inclusion-exclusion (cells with zeros). Small cardinalities only (r <= 4).
+
+    ``parents[i]`` lists the feature parents of feature ``i`` (besides the class). Returns (counts per iteration:
+    ``[(N_c, {i: table over (c, x_i, *parents[i])})]``, CLL trace)."""
+    from itertools import combinations
+
+    X = np.asarray(X)
+    y = np.asarray(y)
+    N, n = X.shape
+    col = {("x", i): X[:, i] for i in range(n)}
+    col["c"] = y
+    card = {("x", i): cards[i] for i in range(n)}
+    card["c"] = K
+    fams = {i: ("c", ("x", i), *(("x", j) for j in parents[i])) for i in range(n)}
+    subsets = set()
+    for fam in fams.values():
+        for k in range(1, len(fam) + 1):
+            subsets.update(frozenset(a) for a in combinations(fam, k))
+    order = {"c": -1, **{("x", i): i for i in range(n)}}
+
+    def key(a):
+        return tuple(sorted(a, key=lambda v: order[v]))
+
+    subsets = [key(a) for a in subsets]
+    vander = {v: np.array([[val ** e for val in range(1, card[v])] for e in range(1, card[v])], dtype=float)
+              for v in card}
+    pw = {v: np.stack([col[v].astype(float) ** e for e in range(1, card[v])], axis=1) for v in card}
+
+    def moments(a, weights=None):
+        """M_A as a flat vector (C-order over the power axes) for data rows (optionally weighted per class)."""
+        if weights is None:
+            prod = np.ones((N, 1))
+            for v in a:
+                prod = (prod[:, :, None] * pw[v][:, None, :]).reshape(N, -1)
+            return prod.sum(axis=0)
+        # weights: resp (N, K); the class column is integrated out: E[c^e | x] = sum_c resp c^e
+        cp = np.stack([(weights * np.arange(K, dtype=float) ** e).sum(axis=1) for e in range(1, K)], axis=1)
+        prod = np.ones((N, 1))
+        for v in a:
+            f = cp if v == "c" else pw[v]
+            prod = (prod[:, :, None] * f[:, None, :]).reshape(N, -1)
+        return prod.sum(axis=0)
+
+    u_keys = [a for a in subsets if "c" in a]
+    v_stats = {a: moments(a) for a in subsets if "c" not in a}
+    u0 = np.concatenate([moments(a) for a in u_keys])
+    sizes = [int(np.prod([card[v] - 1 for v in a])) for a in u_keys]
+
+    def split(u):
+        out, off = dict(v_stats), 0
+        for a, s in zip(u_keys, sizes):
+            out[a] = u[off:off + s]
+            off += s
+        return out
+
+    def nonzero_tables(stats):
+        out = {}
+        for a, m in stats.items():
+            big = np.ones((1, 1))
+            for v in a:
+                big = np.kron(big, vander[v])
+            out[a] = np.linalg.solve(big, m).reshape([card[v] - 1 for v in a])
+        return out
+
+    def family_counts(fam, nz):
+        """Full count table over ``fam`` by inclusion-exclusion from the all-nonzero tables of its subsets."""
+        shape = [card[v] for v in fam]
+        table = np.zeros(shape)
+        for idx in np.ndindex(*shape):
+            zero = [k for k, val in enumerate(idx) if val == 0]
+            fixed = [k for k, val in enumerate(idx) if val != 0]
+            total = 0.0
+            for size in range(len(zero) + 1):
+                for b in combinations(zero, size):
+                    members = sorted(fixed + list(b))
+                    if not members:
+                        total += (-1) ** size * N
+                        continue
+                    a = key(fam[k] for k in members)
+                    t = nz[a]
+                    # axes of t follow key order; fixed members pick their value - 1, the others are summed
+                    sel = []
+                    for v in a:
+                        k = fam.index(v)
+                        sel.append(idx[k] - 1 if k in fixed else slice(None))
+                    total += (-1) ** size * float(np.sum(t[tuple(sel)]))
+            table[idx] = total
+        return table
+
+    def counts_of(u):
+        nz = nonzero_tables(split(u))
+        Nc = family_counts(("c",), nz)
+        tabs = {i: family_counts(fam, nz) for i, fam in fams.items()}
+        return Nc, tabs
+
+    def theta_of(u):
+        Nc, tabs = counts_of(u)
+        if (Nc <= 0).any() or any((t < -1e-7).any() for t in tabs.values()):
+            return None
+        lj = np.tile(np.log(Nc / N), (N, 1))
+        for i, fam in fams.items():
+            t = np.clip(tabs[i], 0.0, None)  # axes (c, x_i, *parents)
+            tot = t.sum(axis=1, keepdims=True)
+            th = np.where(tot > 0, t / np.where(tot > 0, tot, 1.0), 1.0 / card[fam[1]])
+            for c in range(K):
+                idx = (np.full(N, c), X[:, i], *(X[:, j] for j in parents[i]))
+                lj[:, c] += _safe_log(th[idx])
+        return lj
+
+    def estats_of(resp):
+        return np.concatenate([moments(a, resp) for a in u_keys])
+
+    us, trace = moment_tm(u0, theta_of, estats_of, n_iter)(np.eye(K)[y])
+    return [counts_of(u) for u in us], trace

@@ -459,3 +459,26 @@ def test_exported_model_is_the_optimised_model_with_empty_parent_configurations(
     exported = np.log(p[np.arange(len(df)), [cls.index(v) for v in df["C"]]]).sum()
     assert_allclose(exported, est.cll_trace_[-1], rtol=1e-9)
     assert est.cll_trace_[-1] > est.cll_trace_[0]
+
+
+@pytest.mark.parametrize("structure", ["nb", "fan", "ban"])
+def test_count_space_equals_thesis_multinomial_moments_nb_fan_ban(structure):
+    from tests.parameters.reference_tm import moment_space_tm
+
+    rng = np.random.default_rng(21)
+    n, K, cards = 160, 3, [3, 2, 3, 2]
+    y = rng.integers(0, K, n)
+    X = np.column_stack([np.where(rng.random(n) < 0.55, (y + k) % r, rng.integers(0, r, n))
+                         for k, r in enumerate(cards)])
+    parents = {"nb": [[], [], [], []], "fan": [[], [0], [], [2]], "ban": [[], [0], [0, 1], [2]]}[structure]
+    df = pd.DataFrame({"C": y, **{f"X{i}": X[:, i] for i in range(4)}})
+    pa = {"C": [], **{f"X{i}": ["C", *(f"X{j}" for j in parents[i])] for i in range(4)}}
+    iterates = []
+    res = fit_tm(encode(df), "C", pa, tol=0.0, max_iter=8, warn=False, callback=lambda it, T, cll: iterates.append(T))
+    counts, trace = moment_space_tm(X, y, cards, K, parents, 8)
+    assert_allclose(res.cll_trace, trace, rtol=1e-8)
+    for T, (Nc, tabs) in zip(iterates, counts[1:]):
+        assert_allclose(T["C"], Nc, rtol=1e-7)
+        for i in range(4):
+            # ours: axes (x_i, *sorted parents) = (x_i, C, X_j...) since "C" < "X.."; reference: (c, x_i, X_j...)
+            assert_allclose(T[f"X{i}"], np.swapaxes(tabs[i], 0, 1), rtol=1e-7, atol=1e-7)
