@@ -40,6 +40,12 @@ def register(name: str, title: str, module: str) -> Reproduction:
 
 register("seed000-table4.2", "Ruz thesis Table 4.2: CEM-CL/TAN/SBN clustering accuracy vs k-means and EM, plus the "
          "Corral structures of Figs. 4.11-4.13", "_seed000_table42")
+register("seed000-table3.2", "Ruz thesis Table 3.2: NB/TAN/SBN test accuracy over many random splits with the "
+         "thesis's sizes, and the Cleve SBN edge-count growth (10/50/80%)", "_seed000_table32")
+register("seed000-table3.3", "Ruz thesis Table 3.3: control charts, 5-fold CV, SBN vs an entropy decision tree "
+         "(C4.5-style) and an MLP (20 hidden, lr 0.3, momentum 0.9)", "_seed000_table33")
+register("seed002-abn", "Hamine & Helman ABN (no tables in the paper): brute-force MDL optimality over all labelled "
+         "forests with pgmpy's BIC, MDL(ABN) <= MDL(TAN), MDL(NB), the A.6 counterexample", "_seed002_abn")
 register("seed001-tables5.1-5.2", "Santafe thesis Tables 5.1/5.2: NB/TAN/BAN with ML and TM parameters on binary "
          "data sets, whole-data CLL and LOO accuracy", "_seed001_tables51_52")
 register("seed001-tables5.3-5.4", "Santafe thesis Tables 5.3/5.4: NB/TAN with ML and TM parameters on UCI sets, "
