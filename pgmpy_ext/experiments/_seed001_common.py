@@ -124,15 +124,26 @@ def load_binary(name: str, data_home=None) -> tuple[pd.DataFrame, pd.Series]:
     return _categorical(X), pd.Series(np.asarray(y), name="class")
 
 
+#: Attributes that UCI documents as continuous but the shared PMLB files store as integer codes of their distinct
+#: values (order-preserving ranks for crx, per the seed 000 reproduction; unverified for hepatitis). They are
+#: discretised like the float-stored ones (MDLP only uses the order of the values).
+CODED_CONTINUOUS = {"crx": ["A2", "A14"],
+                    "hepatitis": ["BILIRUBIN", "ALK PHOSPHATE", "SGOT", "ALBUMIN", "PROTIME"]}
+
+
 def load_uci(file: str, data_home=None) -> tuple[pd.DataFrame, pd.Series, list]:
-    """A shared PMLB file (or ``"corral-generator"``) as ``(X, y, continuous columns)``: every float-stored column is
-    continuous (to be MDLP-discretised, spec 6.1), every other column categorical over all values in the file."""
+    """A shared PMLB file (or ``"corral-generator"``) as ``(X, y, continuous columns)``: every float-stored column
+    and the :data:`CODED_CONTINUOUS` ones are continuous (float64, to be MDLP-discretised, spec 6.1), every other
+    column categorical over all values in the file."""
     from pgmpy_ext.datasets import load_dataset, make_corral
 
     if file == "corral-generator":
         X, y = make_corral()
         return _categorical(X), pd.Series(np.asarray(y), name="class"), []
     X, y = load_dataset(file, data_home=data_home, continuous="float")
+    X = X.copy()
+    for c in CODED_CONTINUOUS.get(file, []):
+        X[c] = np.asarray(X[c], dtype=np.float64)
     cont = [c for c in X.columns if pd.api.types.is_float_dtype(X[c].dtype)]
     return X, pd.Series(np.asarray(y), name="class"), cont
 
