@@ -367,9 +367,9 @@ def _encode_column(col, series: pd.Series, declared, missing: str):
     remap = np.array([lookup.get(_state_key(v), -1) for v in uniques], dtype=np.int32)
     if remap.shape[0] <= len(st) and np.array_equal(remap, np.arange(remap.shape[0])):
         return fcodes, st  # codes already are state indices (e.g. categories == states); -1 stays missing
-    unknown = np.flatnonzero(remap < 0)
-    if unknown.size:
-        rows = np.flatnonzero(np.isin(fcodes, unknown))
+    unknown = np.flatnonzero(remap < 0)  # e.g. unused categories outside the declared states are harmless
+    rows = np.flatnonzero(np.isin(fcodes, unknown)) if unknown.size else unknown
+    if rows.size:
         r = int(rows[0])
         raise ValueError(f"Column {col!r} has value {uniques[fcodes[r]]!r} at row {r} that was not seen during fit "
                          f"(known: {st!r}).")

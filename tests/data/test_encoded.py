@@ -143,3 +143,12 @@ def test_integer_column_labels():
     data = encode(pd.DataFrame(np.array([[0, 1], [1, 1]])))
     assert data.columns == [0, 1]
     assert isinstance(data, EncodedData)
+
+
+def test_unused_category_outside_declared_states_is_ignored():
+    """A category that no row uses need not be a declared state (pgmpy's state names are the observed values)."""
+    df = pd.DataFrame({"x": pd.Categorical(["a", "c", "a"], categories=["a", "b", "c"])})
+    data = encode(df, states={"x": ["a", "c"]})
+    assert_array_equal(data.codes[:, 0], [0, 1, 0])
+    with pytest.raises(ValueError, match=r"Column 'x' has value 'c' at row 1 that was not seen during fit"):
+        encode(df, states={"x": ["a", "b"]})
