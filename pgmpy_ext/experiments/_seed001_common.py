@@ -233,3 +233,23 @@ def md_table(header: Sequence[str], rows: Iterable[Sequence]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return out
+
+
+def subsample_rows(X: pd.DataFrame, y: pd.Series, max_rows: int | None):
+    """At most ``max_rows`` rows (a fixed seeded sample, original order kept) for quick runs; unchanged otherwise."""
+    if max_rows is None or len(X) <= max_rows:
+        return X, y
+    keep = np.sort(np.random.default_rng(0).choice(len(X), max_rows, replace=False))
+    return X.iloc[keep].reset_index(drop=True), y.iloc[keep].reset_index(drop=True)
+
+
+def with_mdlp(models: dict, cont: Sequence) -> dict:
+    """Each learner behind an MDLP discretiser of the continuous columns ``cont`` (refitted on every training fold);
+    the learners themselves when there is nothing to discretise."""
+    if not cont:
+        return models
+    from sklearn.pipeline import Pipeline
+
+    from pgmpy_ext.preprocessing import MDLPDiscretizer
+
+    return {k: Pipeline([("mdlp", MDLPDiscretizer(columns=list(cont))), ("clf", m)]) for k, m in models.items()}

@@ -24,8 +24,6 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from pgmpy_ext.experiments._seed001_common import (
     TM_THESIS,
     cll_status,
@@ -35,6 +33,7 @@ from pgmpy_ext.experiments._seed001_common import (
     md_table,
     report_path,
     run_facts,
+    subsample_rows,
     thesis_tm,
     tm_internal_cll,
     training_cll,
@@ -92,9 +91,7 @@ def run_dataset(name: str, st: Settings, data_home=None, log=print) -> dict:
     from pgmpy_ext.evaluation import cross_validate_learners, mann_whitney_u
 
     X, y = load_binary(name, data_home)
-    if st.max_rows is not None and len(X) > st.max_rows:
-        keep = np.random.default_rng(0).choice(len(X), st.max_rows, replace=False)
-        X, y = X.iloc[np.sort(keep)].reset_index(drop=True), y.iloc[np.sort(keep)].reset_index(drop=True)
+    X, y = subsample_rows(X, y, st.max_rows)
     out = {"name": name, "n": len(X), "n_features": X.shape[1], "whole": {}, "structures": {}}
     models = learners(st.ban_seed)
     with warnings.catch_warnings():

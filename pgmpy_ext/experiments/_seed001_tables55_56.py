@@ -20,8 +20,6 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from pgmpy_ext.experiments._seed001_common import (
     TM_THESIS,
     CTANClassifier,
@@ -31,7 +29,9 @@ from pgmpy_ext.experiments._seed001_common import (
     md_table,
     report_path,
     run_facts,
+    subsample_rows,
     thesis_tm,
+    with_mdlp,
     write_report,
 )
 from pgmpy_ext.experiments._seed001_tables53_54 import DATASETS as E2_DATASETS
@@ -72,18 +72,14 @@ class Settings:
 
 
 def learners(cont: list) -> dict:
-    from sklearn.pipeline import Pipeline
 
     from pgmpy_ext.classifiers import NaiveBayesClassifier, TANClassifier
-    from pgmpy_ext.preprocessing import MDLPDiscretizer
 
     models = {"Structural-TM": StructuralTMClassifier(**TM_THESIS),
               "cTAN-TM": CTANClassifier(estimator=thesis_tm()),
               "NB-TM": NaiveBayesClassifier(estimator=thesis_tm()),
               "TAN-TM": TANClassifier(estimator=thesis_tm())}
-    if not cont:
-        return models
-    return {k: Pipeline([("mdlp", MDLPDiscretizer(columns=list(cont))), ("clf", m)]) for k, m in models.items()}
+    return with_mdlp(models, cont)
 
 
 def run_dataset(name: str, st: Settings, data_home=None, log=print) -> dict:
@@ -93,9 +89,7 @@ def run_dataset(name: str, st: Settings, data_home=None, log=print) -> dict:
 
     file = next(d[1] for d in E2_DATASETS if d[0] == name)
     X, y, cont = load_uci(file, data_home)
-    if st.max_rows is not None and len(X) > st.max_rows:
-        keep = np.sort(np.random.default_rng(0).choice(len(X), st.max_rows, replace=False))
-        X, y = X.iloc[keep].reset_index(drop=True), y.iloc[keep].reset_index(drop=True)
+    X, y = subsample_rows(X, y, st.max_rows)
     out = {"name": name, "n": len(X), "n_features": X.shape[1]}
     models = learners(cont)
     with warnings.catch_warnings():
