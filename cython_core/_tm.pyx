@@ -29,7 +29,6 @@ import numpy as np
 
 from libc.math cimport exp, log, INFINITY, NAN
 
-from _mathutils cimport logsumexp_row
 from _typedefs cimport float64_t, intp_t
 
 
@@ -163,7 +162,7 @@ def tm_cll(const intp_t[:, ::1] idx,
     s_np = np.empty(K, dtype=np.float64)
     cdef float64_t[::1] s = s_np
     cdef intp_t u, b, c, base, n_zero = 0, lo_idx = 0, hi_idx = 0
-    cdef double lse, tot, wc, s0, s1, cll = 0.0
+    cdef double tot, wc, s0, s1, cll = 0.0
     cdef intp_t hi = S - K
     cdef const float64_t* lt = &log_theta[0]
     cdef float64_t* ex = &expected[0] if want_e else NULL
@@ -181,29 +180,40 @@ def tm_cll(const intp_t[:, ::1] idx,
                     hi_idx = base
     if lo_idx < 0 or hi_idx > hi:
         raise ValueError(f"idx has entries in {lo_idx}..{hi_idx}, outside 0..{hi} (offsets into log_theta).")
+    cdef double m, z
+    cdef const intp_t* ip
+    cdef const float64_t* wp
+    cdef float64_t* sp = &s[0]
+    cdef float64_t* rp
     with nogil:
         for u in range(n):
+            ip = &idx[u, 0]
+            wp = &W[u, 0]
             if K == 2:  # the common binary-class case, unrolled
                 s0 = 0.0
                 s1 = 0.0
                 for b in range(F):
-                    base = idx[u, b]
+                    base = ip[b]
                     s0 += lt[base]
                     s1 += lt[base + 1]
-                s[0] = s0
-                s[1] = s1
-            else:
+                sp[0] = s0
+                sp[1] = s1
+            else:  # contiguous class runs: the inner loop vectorises
+                base = ip[0]
                 for c in range(K):
-                    s[c] = 0.0
-                for b in range(F):
-                    base = idx[u, b]
+                    sp[c] = lt[base + c]
+                for b in range(1, F):
+                    base = ip[b]
                     for c in range(K):
-                        s[c] += lt[base + c]
-            lse = logsumexp_row(&s[0], K)
+                        sp[c] += lt[base + c]
             tot = 0.0
             for c in range(K):
-                tot += W[u, c]
-            if lse == -INFINITY:
+                tot += wp[c]
+            m = -INFINITY
+            for c in range(K):
+                if sp[c] > m:
+                    m = sp[c]
+            if m == -INFINITY:
                 n_zero += 1
                 if tot > 0.0:
                     cll = -INFINITY
@@ -211,27 +221,200 @@ def tm_cll(const intp_t[:, ::1] idx,
                     for c in range(K):
                         resp[u, c] = NAN
                 continue
+            # one exp per class: p_c = exp(s_c - m) / z, log p_c = s_c - m - log z
+            z = 0.0
             for c in range(K):
-                wc = W[u, c]
+                wc = wp[c]
                 if wc != 0.0:
-                    cll += wc * (s[c] - lse)
-                s[c] = exp(s[c] - lse)
+                    cll += wc * (sp[c] - m)
+                sp[c] = exp(sp[c] - m)
+                z += sp[c]
+            cll -= tot * log(z)
+            z = 1.0 / z
+            for c in range(K):
+                sp[c] *= z
             if want_resp:
+                rp = &resp[u, 0]
                 for c in range(K):
-                    resp[u, c] = s[c]
+                    rp[c] = sp[c]
             if want_e and tot != 0.0:
                 if K == 2:
-                    s0 = tot * s[0]
-                    s1 = tot * s[1]
+                    s0 = tot * sp[0]
+                    s1 = tot * sp[1]
                     for b in range(F):
-                        base = idx[u, b]
+                        base = ip[b]
                         ex[base] += s0
                         ex[base + 1] += s1
                 else:
                     for c in range(K):
-                        s[c] *= tot
+                        sp[c] *= tot
                     for b in range(F):
-                        base = idx[u, b]
+                        base = ip[b]
                         for c in range(K):
-                            ex[base + c] += s[c]
+                            ex[base + c] += sp[c]
     return float(cll), int(n_zero)
+
+
+def tm_log_softmax(const float64_t[::1] log_counts,
+                   const intp_t[::1] blk_offsets,
+                   const intp_t[::1] blk_r,
+                   const intp_t[::1] blk_q,
+                   intp_t K,
+                   float64_t[::1] log_theta):
+    """Log-parameters from log-counts: ``log_theta = log_counts - logsumexp`` over every normalisation slice.
+
+    The log-count form of :func:`tm_log_theta` (``tm_log_softmax(log T) == tm_log_theta(T)`` for legal ``T``),
+    used by the quasi-Newton solver, which works on ``s = log T`` and never forms ``T`` (no overflow when the
+    counts of a separable data set grow without bound).
+
+    Parameters
+    ----------
+    log_counts : float64 (S,), IN. ``log T`` in the class-last layout; ``-inf`` for a zero count. ``+inf`` and NaN
+        are illegal.
+    blk_offsets, blk_r, blk_q, K : as in :func:`tm_log_theta`.
+    log_theta : float64 (S,), OUT. ``-inf`` where ``log_counts`` is ``-inf`` in a slice with a finite entry; a
+        uniform column (``-log r``) where the whole slice is ``-inf`` (no counts).
+
+    Returns
+    -------
+    legal : bool. False when an entry is NaN or ``+inf``, or every class entry is ``-inf``.
+    """
+    cdef intp_t S = log_counts.shape[0]
+    cdef intp_t B = blk_r.shape[0]
+    if log_theta.shape[0] != S:
+        raise ValueError(f"log_theta has length {log_theta.shape[0]}, expected len(log_counts) = {S}.")
+    _check_blocks(blk_offsets, blk_r, blk_q, K, S)
+    cdef intp_t b, x, p, c, r, q, base, j, pos
+    cdef double m, acc, v
+    cdef bint legal = True
+    with nogil:
+        for j in range(S):
+            v = log_counts[j]
+            if v != v or v == INFINITY:
+                legal = False
+                break
+        if legal:
+            m = -INFINITY
+            for c in range(K):
+                if log_counts[c] > m:
+                    m = log_counts[c]
+            if m == -INFINITY:
+                legal = False
+            else:
+                acc = 0.0
+                for c in range(K):
+                    acc += exp(log_counts[c] - m)
+                m += log(acc)
+                for c in range(K):
+                    log_theta[c] = log_counts[c] - m
+                for b in range(1, B):
+                    base = blk_offsets[b]
+                    r = blk_r[b]
+                    q = blk_q[b]
+                    for p in range(q):
+                        for c in range(K):
+                            pos = base + p * K + c
+                            m = -INFINITY
+                            for x in range(r):
+                                v = log_counts[pos + x * q * K]
+                                if v > m:
+                                    m = v
+                            if m == -INFINITY:  # no counts in this parent configuration: uniform column
+                                m = -log(<double>r)
+                                for x in range(r):
+                                    log_theta[pos + x * q * K] = m
+                            else:
+                                acc = 0.0
+                                for x in range(r):
+                                    acc += exp(log_counts[pos + x * q * K] - m)
+                                m += log(acc)
+                                for x in range(r):
+                                    log_theta[pos + x * q * K] = log_counts[pos + x * q * K] - m
+    return bool(legal)
+
+
+def tm_log_count_gradient(const float64_t[::1] g,
+                          const float64_t[::1] log_theta,
+                          const intp_t[::1] blk_offsets,
+                          const intp_t[::1] blk_r,
+                          const intp_t[::1] blk_q,
+                          intp_t K,
+                          float64_t[::1] out):
+    """Gradient of the CLL with respect to the log-counts ``s = log T`` from the TM direction ``g = O - E``.
+
+    With ``theta = softmax(s)`` over every slice, ``dCLL/ds[x, pi, c] = g[x, pi, c] - theta[x, pi, c] *
+    sum_x' g[x', pi, c]`` (and over the classes for the class prior): the TM direction ``O - E`` projected onto
+    the slice's normalisation (``dCLL/dlog_theta = O - E``; spec 5.4.1 writes the same quantity in count space).
+
+    Parameters
+    ----------
+    g : float64 (S,), IN. ``O - E`` in the class-last layout.
+    log_theta : float64 (S,), IN. Current log-parameters (:func:`tm_log_softmax`).
+    blk_offsets, blk_r, blk_q, K : as in :func:`tm_log_theta`.
+    out : float64 (S,), OUT. The gradient (may not alias ``g``).
+    """
+    cdef intp_t S = g.shape[0]
+    cdef intp_t B = blk_r.shape[0]
+    if log_theta.shape[0] != S or out.shape[0] != S:
+        raise ValueError(f"g, log_theta and out must have the same length; got {S}, {log_theta.shape[0]}, "
+                         f"{out.shape[0]}.")
+    _check_blocks(blk_offsets, blk_r, blk_q, K, S)
+    cdef intp_t b, x, p, c, r, q, base, pos
+    cdef double acc
+    with nogil:
+        acc = 0.0
+        for c in range(K):
+            acc += g[c]
+        for c in range(K):
+            out[c] = g[c] - exp(log_theta[c]) * acc
+        for b in range(1, B):
+            base = blk_offsets[b]
+            r = blk_r[b]
+            q = blk_q[b]
+            for p in range(q):
+                for c in range(K):
+                    pos = base + p * K + c
+                    acc = 0.0
+                    for x in range(r):
+                        acc += g[pos + x * q * K]
+                    for x in range(r):
+                        out[pos + x * q * K] = g[pos + x * q * K] - exp(log_theta[pos + x * q * K]) * acc
+
+
+def tm_observed(const intp_t[:, ::1] idx, const float64_t[:, ::1] W, float64_t[::1] out):
+    """Observed counts ``O``: **adds** ``W[u, c]`` to ``out[idx[u, b] + c]`` for every unique row, block and class.
+
+    Parameters
+    ----------
+    idx : intp (n_rows, F), IN. Offsets as in :func:`tm_cll`; checked against ``len(out) - K``.
+    W : float64 (n_rows, K), IN. Multiplicities.
+    out : float64 (S,), IN/OUT. Accumulated into.
+    """
+    cdef intp_t n = idx.shape[0]
+    cdef intp_t F = idx.shape[1]
+    cdef intp_t K = W.shape[1]
+    cdef intp_t S = out.shape[0]
+    if W.shape[0] != n:
+        raise ValueError(f"W has {W.shape[0]} rows, expected n_rows = {n} (the rows of idx).")
+    if n == 0 or F == 0:
+        return
+    cdef intp_t u, b, c, base
+    cdef intp_t lo_idx = idx[0, 0], hi_idx = idx[0, 0]
+    with nogil:
+        for u in range(n):
+            for b in range(F):
+                base = idx[u, b]
+                if base < lo_idx:
+                    lo_idx = base
+                if base > hi_idx:
+                    hi_idx = base
+    if lo_idx < 0 or hi_idx > S - K:
+        raise ValueError(f"idx has entries in {lo_idx}..{hi_idx}, outside 0..{S - K} (offsets into out).")
+    cdef const float64_t* wp
+    with nogil:
+        for u in range(n):
+            wp = &W[u, 0]
+            for b in range(F):
+                base = idx[u, b]
+                for c in range(K):
+                    out[base + c] += wp[c]

@@ -195,12 +195,10 @@ class TMData:
             fam_cards.append((r, *pc))
             offsets.append(offsets[-1] + r * q * K)
         size = offsets[-1]
-        if n_u:
-            pos_all = (idx[:, :, None] + np.arange(K, dtype=np.intp)).reshape(-1)
-            wts = np.broadcast_to(W[:, None, :], (n_u, idx.shape[1], K)).reshape(-1)
-            observed = np.bincount(pos_all, weights=wts, minlength=size).astype(np.float64)
-        else:
-            observed = np.zeros(size, dtype=np.float64)
+        observed = np.zeros(size, dtype=np.float64)
+        idx = np.ascontiguousarray(idx)
+        W = np.ascontiguousarray(W)
+        _tm.tm_observed(idx, W, observed)
         slice_ids = np.zeros(size, dtype=np.intp)
         n_slices = 1
         for b in range(1, len(blk_r)):
@@ -265,6 +263,29 @@ class TMData:
             out = np.empty(self.size, dtype=np.float64)
         legal = _tm.tm_log_theta(counts, self.blk_offsets, self.blk_r, self.blk_q, self.n_classes, out)
         return out, bool(legal)
+
+    def log_theta_from_log_counts(self, log_counts, out: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
+        """Log-parameters from log-counts ``s = log T`` (a log-softmax over every slice): ``(log_theta, legal)``.
+
+        Equal to :meth:`log_theta` of ``exp(s)`` without forming the counts; ``-inf`` marks a zero count and a slice
+        of ``-inf`` gets a uniform column. ``legal`` is False for NaN or ``+inf`` entries or an all ``-inf`` class
+        prior.
+        """
+        s = self._check_flat(log_counts, "log_counts")
+        if out is None:
+            out = np.empty(self.size, dtype=np.float64)
+        legal = _tm.tm_log_softmax(s, self.blk_offsets, self.blk_r, self.blk_q, self.n_classes, out)
+        return out, bool(legal)
+
+    def log_count_gradient(self, direction, log_theta, out: np.ndarray | None = None) -> np.ndarray:
+        """Gradient of the CLL with respect to the log-counts, from the TM direction ``O - E`` and the current
+        log-parameters: ``g - theta * (slice sum of g)`` in every slice."""
+        g = self._check_flat(direction, "direction")
+        lt = self._check_flat(log_theta, "log_theta")
+        if out is None:
+            out = np.empty(self.size, dtype=np.float64)
+        _tm.tm_log_count_gradient(g, lt, self.blk_offsets, self.blk_r, self.blk_q, self.n_classes, out)
+        return out
 
     def evaluate(self, counts, *, expected: bool = False, posterior: bool = False,
                  log_theta: np.ndarray | None = None) -> TMEvaluation:
