@@ -100,8 +100,8 @@ def _score_candidate(data: EncodedData, class_node, parents: dict, init, n: floa
 
 
 def fit_structural_tm(data: EncodedData, class_node, *, features: Sequence | None = None, alpha: float = 0.0,
-                      tol: float = 1e-3, max_iter: int = 1000, line_search: str = "grid", warm_start: bool = False,
-                      max_steps: int | None = None, n_jobs: int = 1,
+                      tol: float = 1e-3, max_iter: int = 1000, line_search: str = "grid", solver: str = "tm",
+                      warm_start: bool = False, max_steps: int | None = None, n_jobs: int = 1,
                       show_progress: bool = False) -> ClassifierStructure:
     """Structural TM (seed 001 A15, Fig. 5.5): greedy forward search from the empty graph.
 
@@ -116,8 +116,9 @@ def fit_structural_tm(data: EncodedData, class_node, *, features: Sequence | Non
     class_node : label
     features : sequence, optional
         Default: every other column.
-    alpha, tol, max_iter, line_search
-        TM options (see :class:`~pgmpy_ext.parameters.TMEstimator`).
+    alpha, tol, max_iter, line_search, solver
+        TM options (see :class:`~pgmpy_ext.parameters.TMEstimator`); ``solver="lbfgs"`` reaches the same optima
+        with far fewer kernel evaluations.
     warm_start : bool, default False
         Start each candidate's TM from the current model's counts, with maximum-likelihood counts for the new or
         changed family (spec 5.10 [REC], off in the thesis). Fixed points of NB/TAN/FAN-like families are global
@@ -138,14 +139,14 @@ def fit_structural_tm(data: EncodedData, class_node, *, features: Sequence | Non
         :class:`~pgmpy_ext.parameters.TMResult`), ``"n_tm_runs"`` and ``"n_unconverged"`` (candidate TM runs that
         stopped at ``max_iter``).
     """
-    check_tm_params(alpha, tol, max_iter, line_search)
+    check_tm_params(alpha, tol, max_iter, line_search, solver)
     check_scalar(warm_start, "warm_start", (bool, np.bool_))
     if max_steps is not None:
         check_scalar(max_steps, "max_steps", numbers.Integral, min_val=0)
     features = check_class_node(data, class_node, features)
     cards = {v: data.card(v) for v in [class_node, *features]}
     n = data.total_weight()
-    tm_options = {"alpha": alpha, "tol": tol, "max_iter": max_iter, "line_search": line_search}
+    tm_options = {"alpha": alpha, "tol": tol, "max_iter": max_iter, "line_search": line_search, "solver": solver}
     parents = {class_node: [], **{f: [] for f in features}}
     current = fit_tm(data, class_node, parents, warn=False, **tm_options)
     dim = conditional_dimension(parents, cards, class_node)
@@ -255,10 +256,10 @@ class StructuralTMSearch(ClassifierSearchBase):
     """
 
     def estimate(self, class_node=None, alpha: float = 0.0, tol: float = 1e-3, max_iter: int = 1000,
-                 line_search: str = "grid", warm_start: bool = False, max_steps: int | None = None,
-                 show_progress: bool = False) -> DAG:
+                 line_search: str = "grid", solver: str = "tm", warm_start: bool = False,
+                 max_steps: int | None = None, show_progress: bool = False) -> DAG:
         """Run the greedy search and return the DAG (unselected features stay as isolated nodes)."""
         return self._estimate(fit_structural_tm, class_node, alpha=alpha, tol=tol, max_iter=max_iter,
-                              line_search=line_search, warm_start=warm_start, max_steps=max_steps,
+                              line_search=line_search, solver=solver, warm_start=warm_start, max_steps=max_steps,
                               show_progress=show_progress)
 
