@@ -8,7 +8,9 @@ from pgmpy_ext.classifiers._forest import ABNClassifier, FANClassifier, SBNClass
 from pgmpy_ext.classifiers._kdb import KDBClassifier
 from pgmpy_ext.classifiers._multinet import CLMultinetClassifier
 from pgmpy_ext.classifiers._selective import SelectiveNBClassifier
+from pgmpy_ext.classifiers._tm import CTANClassifier, StructuralTMClassifier
 
 __all__ = ["BNClassifierBase", "NaiveBayesClassifier", "TANClassifier"]
 __all__ += ["ABNClassifier", "FANClassifier", "SBNClassifier"]
 __all__ += ["BANClassifier", "CLMultinetClassifier", "KDBClassifier", "SelectiveNBClassifier"]
+__all__ += ["CTANClassifier", "StructuralTMClassifier"]

@@ -29,6 +29,8 @@ __all__ = ["BNClassifierBase", "LOG_PROB_FLOOR", "as_frame"]
 #: log-probabilities are floored here at prediction time (seed 000 D5), so a zero maximum-likelihood estimate
 #: cannot make every class impossible and argmax stays defined. exp(-690.8) = 1e-300.
 LOG_PROB_FLOOR = float(np.log(1e-300))
+#: Smallest log posterior reported by ``predict_log_proba``: log of the smallest normal double.
+LOG_TINY = float(np.log(np.finfo(np.float64).tiny))
 
 
 def as_frame(X) -> pd.DataFrame:
@@ -217,13 +219,18 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
         return self._posterior_.encode(frame)
 
     def predict_log_proba(self, X) -> np.ndarray:
-        """Log posterior ``log P(class | x)`` per row, columns in ``classes_`` order."""
+        """Log posterior ``log P(class | x)`` per row, columns in ``classes_`` order.
+
+        Values below ``log(2.2e-308)`` (the smallest normal double; reachable with ``alpha=0`` models, whose zero
+        probabilities are floored at 1e-300 per CPT entry) are reported as that value, so that
+        ``predict_proba == exp(predict_log_proba)`` has no zeros where the log is finite."""
         check_is_fitted(self)
         codes = self._codes(X)
         lj = log_joint_batch(self._posterior_.compiled.layout, self._posterior_.compiled.log_cpt, codes,
                              n_jobs=self.n_jobs or 1)[:, self._class_order_]
         m = lj.max(axis=1, keepdims=True)
-        return lj - (m + np.log(np.exp(lj - m).sum(axis=1, keepdims=True)))
+        out = lj - (m + np.log(np.exp(lj - m).sum(axis=1, keepdims=True)))
+        return np.maximum(out, LOG_TINY, out=out)
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior ``P(class | x)`` per row, shape (n_samples, n_classes), columns in ``classes_`` order."""

@@ -9,7 +9,7 @@ import pandas as pd
 from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from pgmpy_ext.classifiers._base import LOG_PROB_FLOOR, BNClassifierBase, as_frame
+from pgmpy_ext.classifiers._base import LOG_PROB_FLOOR, LOG_TINY, BNClassifierBase, as_frame
 from pgmpy_ext.data import EncodedData
 from pgmpy_ext.models import build_network, sorted_parents
 from pgmpy_ext.stats import NetworkLayout, log_joint_batch
@@ -180,4 +180,5 @@ class CLMultinetClassifier(BNClassifierBase):
         for k, (layout, log_cpt) in enumerate(zip(self._layouts_, self._log_cpts_)):
             lj[:, k] = log_joint_batch(layout, log_cpt, codes, n_jobs=self.n_jobs or 1)[:, 0] + self._log_prior_[k]
         m = lj.max(axis=1, keepdims=True)
-        return lj - (m + np.log(np.exp(lj - m).sum(axis=1, keepdims=True)))
+        out = lj - (m + np.log(np.exp(lj - m).sum(axis=1, keepdims=True)))
+        return np.maximum(out, LOG_TINY, out=out)  # as BNClassifierBase.predict_log_proba

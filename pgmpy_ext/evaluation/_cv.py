@@ -247,6 +247,8 @@ def _structure_size(final) -> float:
 
 def _n_iter(final) -> float:
     it = getattr(final, "n_iter_", None)
+    if it is None:  # a classifier with an iterative parameter estimator (e.g. TMEstimator) reports its iterations
+        it = getattr(getattr(final, "estimator_", None), "n_iter_", None)
     if it is None:
         return float("nan")
     arr = np.asarray(it, dtype=np.float64)
@@ -404,7 +406,8 @@ def cross_validate_learners(learners: Mapping, X, y, *, cv="kfold", n_splits: in
         ``train_ll`` / ``train_ll_sum``: ``log p(y, x)`` on the training rows; ``fit_time``, ``predict_time``
         (seconds, wall clock); ``structure_size``: the number of augmenting (feature-to-feature) arcs when the
         classifier (or the last step of a Pipeline) has ``structure_``, else the number of edges of its
-        ``model_``, else NaN; ``n_iter``: ``n_iter_`` (its maximum when it is an array) or NaN. CLL and LL
+        ``model_``, else NaN; ``n_iter``: ``n_iter_`` (its maximum when it is an array), else the fitted parameter
+        estimator's ``estimator_.n_iter_`` (TM iterations), or NaN. CLL and LL
         columns are NaN for a learner without probabilities or joint. ``results.attrs["protocol"]`` records
         the protocol and the int seed used.
 

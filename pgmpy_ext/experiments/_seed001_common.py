@@ -1,6 +1,6 @@
 """Shared pieces of the seed 001 chapter-5 reproductions (TM, cTAN, structural TM): the data sets as this project
-has them, the thesis's learner settings, two small classifier faces for cTAN and structural TM, and the cell-by-cell
-comparison used by the reports.
+has them, the thesis's learner settings and the cell-by-cell comparison used by the reports (the cTAN and
+structural-TM classifiers live in :mod:`pgmpy_ext.classifiers`; re-exported here).
 
 Spec: ``../shared/specs/seed001-tm-classifiers.md`` sections 5-7.
 """
@@ -8,7 +8,6 @@ Spec: ``../shared/specs/seed001-tm-classifiers.md`` sections 5-7.
 from __future__ import annotations
 
 import math
-import numbers
 import os
 import platform
 import time
@@ -17,11 +16,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import check_scalar
 
-from pgmpy_ext.classifiers import BNClassifierBase
-from pgmpy_ext.parameters import TMEstimator, check_tm_params, fit_tm
-from pgmpy_ext.structure import fit_ctan, fit_structural_tm
+from pgmpy_ext.classifiers import CTANClassifier, StructuralTMClassifier
+from pgmpy_ext.parameters import TMEstimator, fit_tm
 
 __all__ = ["CTANClassifier", "REPORT_DIR", "StructuralTMClassifier", "TM_THESIS", "cll_status", "fmt", "load_binary",
            "load_uci", "md_table", "report_path", "run_facts", "thesis_tm", "training_cll", "write_report"]
@@ -37,58 +34,6 @@ TM_THESIS = {"alpha": 0.0, "tol": 1e-3, "max_iter": 1000, "line_search": "grid"}
 def thesis_tm(**overrides) -> TMEstimator:
     """A ``TMEstimator`` with the thesis's settings (``TM_THESIS``), optionally overridden."""
     return TMEstimator(**{**TM_THESIS, **overrides})
-
-
-# ---------------------------------------------------------------------------------------------- classifiers
-class CTANClassifier(BNClassifierBase):
-    """cTAN (EAR-weighted TAN, spec 5.9) with the scikit-learn face of the pgmpy-ext classifiers; ML parameters by
-    default, TM parameters with ``estimator=TMEstimator(...)`` (cTAN-TM). Used by the reproductions only."""
-
-    def __init__(self, *, root=None, drop_negative_edges=False, alpha=0.0, estimator=None, n_jobs=1,
-                 random_state=None, show_progress=False):
-        self.root = root
-        self.drop_negative_edges = drop_negative_edges
-        self.alpha = alpha
-        self.estimator = estimator
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.show_progress = show_progress
-
-    def _fit_structure(self, data, class_node, rng):
-        return fit_ctan(data, class_node, root=self.root, drop_negative_edges=self.drop_negative_edges,
-                        n_jobs=self.n_jobs or 1)
-
-
-class StructuralTMClassifier(BNClassifierBase):
-    """Structural TM (spec 5.10) with the scikit-learn face; the parameters are the TM parameters of the final
-    structure (the search's own run, repeated by :class:`~pgmpy_ext.parameters.TMEstimator`, which is
-    deterministic). Used by the reproductions only."""
-
-    def __init__(self, *, alpha=0.0, tol=1e-3, max_iter=1000, line_search="grid", warm_start=False, n_jobs=1,
-                 random_state=None, show_progress=False):
-        self.alpha = alpha
-        self.tol = tol
-        self.max_iter = max_iter
-        self.line_search = line_search
-        self.warm_start = warm_start
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.show_progress = show_progress
-
-    def _check_params(self):
-        check_tm_params(self.alpha, self.tol, self.max_iter, self.line_search)
-        check_scalar(self.warm_start, "warm_start", (bool, np.bool_))
-        if self.n_jobs is not None:
-            check_scalar(self.n_jobs, "n_jobs", numbers.Integral)
-
-    @property
-    def estimator(self):
-        return TMEstimator(alpha=self.alpha, tol=self.tol, max_iter=self.max_iter, line_search=self.line_search)
-
-    def _fit_structure(self, data, class_node, rng):
-        return fit_structural_tm(data, class_node, alpha=self.alpha, tol=self.tol, max_iter=self.max_iter,
-                                 line_search=self.line_search, warm_start=self.warm_start, n_jobs=self.n_jobs or 1,
-                                 show_progress=self.show_progress)
 
 
 # ---------------------------------------------------------------------------------------------- data
