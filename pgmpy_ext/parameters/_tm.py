@@ -68,6 +68,8 @@ class TMResult:
         ``{node: T}``: the final class-dependent counts. The class gets shape ``(K,)``; a child gets
         ``(r_child, *r_parents)`` in the order ``(child, *parents[child])`` (the class among them), i.e. the layout
         of ``TabularCPD.values``. ``theta`` is ``T`` normalised over axis 0 (over the class for the class node).
+        For ``solver="lbfgs"``, ``T`` is ``theta`` times the starting total of each parent configuration (the TM's
+        invariant ``sum_c T = N(x, pi)`` holds only for ``solver="tm"``).
     observed : dict
         ``{node: O}``, the maximum-likelihood counts, in the same layouts.
     cll_trace : numpy.ndarray of float64, shape (n_iter + 1,)
