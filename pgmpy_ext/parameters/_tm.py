@@ -366,7 +366,13 @@ def _fit_lbfgs(lay: _Layout, T: np.ndarray, frozen: np.ndarray, cll0: float, tol
     else:
         with np.errstate(divide="ignore"):
             x = np.log(T)  # legal T (checked by the caller): no NaN; zero counts -> -inf (kept)
-    free = np.flatnonzero(np.isfinite(x) & ~frozen)
+    # a single-state child has theta = 1 whatever its counts: leaving its cells out keeps them from acting as
+    # duplicate class biases in the log-linear coordinates (same optimum, but a different path)
+    constant = np.zeros(tmd.size, dtype=bool)
+    for blk in np.flatnonzero(tmd.blk_r == 1):
+        if blk > 0:
+            constant[tmd.blk_offsets[blk]:tmd.blk_offsets[blk + 1]] = True
+    free = np.flatnonzero(np.isfinite(x) & ~frozen & ~constant)
     scale = tmd.slice_totals(T)[tmd.slice_ids]  # counts of the result: theta times the starting slice totals
     n_eval = [0]
 

@@ -304,3 +304,15 @@ def test_structural_tm_with_lbfgs_selects_the_same_structure():
     clf = StructuralTMClassifier(solver="lbfgs", tol=1e-6).fit(df[FEATS], df["C"])
     assert clf.structure_.parents == b.parents
     assert clf.n_iter_ == clf.estimator_.n_iter_
+
+
+def test_single_state_feature_changes_nothing():
+    """A one-state child has theta = 1: with or without it the solver takes the same path (structural TM relies on
+    it: such an arc must not look like a strict improvement)."""
+    df = noisy_multinomial(seed=11)
+    data = encode(df.assign(K=0))
+    a = fit_tm(data, "C", nb_parents(FEATS), solver="lbfgs", tol=1e-9, max_iter=500)
+    b = fit_tm(data, "C", nb_parents([*FEATS, "K"]), solver="lbfgs", tol=1e-9, max_iter=500)
+    assert a.n_iter == b.n_iter
+    assert_allclose(b.cll_trace, a.cll_trace, rtol=1e-12)
+    assert_allclose(b.tables()["K"], 1.0)
