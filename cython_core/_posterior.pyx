@@ -139,6 +139,65 @@ cdef inline int _row_log_joint(const code_t[:, ::1] X, intp_t r,
     return _OK
 
 
+# Rows per block of the complete-data fast path of ``log_joint_batch``: node-major inside a block (each row's
+# sum still runs over nodes in layout order, so the result is bit-identical to ``_row_log_joint``), with the
+# block's (rows, K) output in L1.
+cdef intp_t _FAST_BLOCK = 256
+
+
+cdef inline int _block_log_joint_complete(const code_t* X, intp_t n_cols, intp_t r0, intp_t r1,
+                                          const intp_t* obs_ptr, const intp_t* obs_cols, const intp_t* obs_cards,
+                                          const intp_t* obs_strides, const intp_t* tab_offsets,
+                                          const intp_t* h_stride, intp_t V, const float64_t* log_cpt, intp_t K,
+                                          float64_t* out) noexcept nogil:
+    """Complete-data fast path: ``out[(r - r0) * K + h] = log p(H=h, x_r)`` for rows ``r0 <= r < r1``.
+
+    ``obs_*`` list, per node ``v`` (positions ``obs_ptr[v]:obs_ptr[v+1]``), the observed family members only
+    (column, cardinality, stride; ``H`` left out). No missing-value logic: returns 1 as soon as a code is
+    negative or out of range (the caller then redoes the block with ``_row_log_joint``, which handles missing
+    values and reports errors), else 0. Per row, nodes are added in layout order with the same operations as
+    ``_row_log_joint``, so complete rows get bit-identical sums."""
+    cdef intp_t v, j, r, h, a, e, base, t0, hs
+    cdef code_t x
+    cdef float64_t val
+    cdef float64_t* o
+    for j in range((r1 - r0) * K):
+        out[j] = 0.0
+    for v in range(V):
+        a = obs_ptr[v]
+        e = obs_ptr[v + 1]
+        t0 = tab_offsets[v]
+        hs = h_stride[v]
+        for r in range(r0, r1):
+            base = t0
+            for j in range(a, e):
+                x = X[r * n_cols + obs_cols[j]]
+                if <size_t>x >= <size_t>obs_cards[j]:  # negative (missing) or out of range
+                    return 1
+                base += x * obs_strides[j]
+            o = out + (r - r0) * K
+            if hs == 0:
+                val = log_cpt[base]
+                for h in range(K):
+                    o[h] += val
+            else:
+                for h in range(K):
+                    o[h] += log_cpt[base + h * hs]
+    return 0
+
+
+def _observed_members(const intp_t[::1] fam_offsets, const intp_t[::1] fam_cols, const intp_t[::1] fam_cards,
+                      const intp_t[::1] fam_strides):
+    """(obs_ptr (V + 1,), obs_cols, obs_cards, obs_strides): the family members other than ``H``, per node."""
+    cols = np.asarray(fam_cols)
+    keep = cols != _HIDDEN
+    node = np.repeat(np.arange(fam_offsets.shape[0] - 1), np.diff(np.asarray(fam_offsets)))
+    ptr = np.zeros(fam_offsets.shape[0], dtype=np.intp)
+    np.cumsum(np.bincount(node[keep], minlength=fam_offsets.shape[0] - 1), out=ptr[1:])
+    return (ptr, np.ascontiguousarray(cols[keep]), np.ascontiguousarray(np.asarray(fam_cards)[keep]),
+            np.ascontiguousarray(np.asarray(fam_strides)[keep]))
+
+
 def _check_layout(const code_t[:, ::1] X, const intp_t[::1] fam_offsets, const intp_t[::1] fam_cols,
                   const intp_t[::1] fam_cards, const intp_t[::1] fam_strides, const intp_t[::1] tab_offsets,
                   const intp_t[::1] h_stride, intp_t K, const float64_t[::1] log_cpt):
@@ -243,17 +302,42 @@ def log_joint_batch(const code_t[:, ::1] X,
     cdef intp_t[:, ::1] idx = idx_np
     err_np = np.full((n_blocks, 4), -1, dtype=np.intp)  # status, row, node, family position
     cdef intp_t[:, ::1] err = err_np
-    cdef intp_t b, r
+    cdef intp_t b, r, r0, r1
     cdef int status
+    obs_ptr_np, obs_cols_np, obs_cards_np, obs_strides_np = _observed_members(fam_offsets, fam_cols, fam_cards,
+                                                                              fam_strides)
+    cdef const intp_t[::1] obs_ptr = obs_ptr_np
+    cdef const intp_t[::1] obs_cols = obs_cols_np
+    cdef const intp_t[::1] obs_cards = obs_cards_np
+    cdef const intp_t[::1] obs_strides = obs_strides_np
+    cdef intp_t n_cols = X.shape[1]
+    cdef const code_t* xp = &X[0, 0] if n > 0 and n_cols > 0 else NULL
+    cdef const intp_t* obs_cols_p = &obs_cols[0] if obs_cols.shape[0] > 0 else NULL
+    cdef const intp_t* obs_cards_p = &obs_cards[0] if obs_cards.shape[0] > 0 else NULL
+    cdef const intp_t* obs_strides_p = &obs_strides[0] if obs_strides.shape[0] > 0 else NULL
+    cdef const float64_t* cpt_p = &log_cpt[0] if log_cpt.shape[0] > 0 else NULL
+    cdef bint fast = n > 0 and n_cols > 0 and V > 0
     with nogil:
         for b in prange(n_blocks, num_threads=n_blocks, schedule="static"):
-            for r in range(bounds[b], bounds[b + 1]):
-                status = _row_log_joint(X, r, fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets,
-                                        h_stride, log_cpt, K, skip_missing, &out[r, 0], &idx[b, 0], &err[b, 2])
-                if status != _OK:
-                    err[b, 0] = status
-                    err[b, 1] = r
-                    break
+            r0 = bounds[b]
+            while r0 < bounds[b + 1]:
+                r1 = min(r0 + _FAST_BLOCK, bounds[b + 1])
+                # complete rows: node-major block; a block with any missing/out-of-range code takes the generic
+                # row-by-row path (missing-value policy, errors), which recomputes all of its rows
+                if not fast or _block_log_joint_complete(xp, n_cols, r0, r1, &obs_ptr[0], obs_cols_p, obs_cards_p,
+                                                         obs_strides_p, &tab_offsets[0], &h_stride[0], V, cpt_p, K,
+                                                         &out[r0, 0]) != 0:
+                    for r in range(r0, r1):
+                        status = _row_log_joint(X, r, fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets,
+                                                h_stride, log_cpt, K, skip_missing, &out[r, 0], &idx[b, 0],
+                                                &err[b, 2])
+                        if status != _OK:
+                            err[b, 0] = status
+                            err[b, 1] = r
+                            break
+                    if err[b, 0] > 0:
+                        break
+                r0 = r1
     for b in range(n_blocks):
         if err[b, 0] > 0:
             _raise_row_error(<int>err[b, 0], err[b, 1], err[b, 2], err[b, 3], fam_cols, X)

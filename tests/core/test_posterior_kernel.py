@@ -522,3 +522,41 @@ def test_kernel_buffer_shape_checks():
         _posterior.posterior_batch(X, *args, log_cpt, np.empty((1, 2)), np.empty(2))
     with pytest.raises(_posterior.KernelInputError, match="row 0: column 1 .* is missing"):
         _posterior.estep_accumulate(np.array([[0, -1]], dtype=np.int32), e0, *args, 2, log_cpt, e0, r0)
+
+
+# ----------------------------------------------------------------------------------------------- complete-data path
+# log_joint_batch adds complete rows block by block (256 rows, node-major) and sends any block with a missing or
+# out-of-range code through the generic row-by-row path. Both must give bit-identical values on complete rows.
+@given(networks(naive_bayes=True, max_vars=4), st.integers(0, 255))
+def test_complete_block_path_is_bit_identical_to_the_generic_path(net, offset):
+    lay = net["layout"]
+    log_cpt = lay.pack(net["tables"], log=True)
+    codes = np.tile(net["codes"], (3, 1))  # up to 900 rows: several blocks, a partial last one
+    fast = log_joint_batch(lay, log_cpt, codes)  # complete: every block on the fast path
+    assert_allclose(fast, log_joint_ref(codes, *_ref_args(net)), rtol=1e-12)
+    # one missing feature per block sends every block through the generic path (skip_missing sums it out)
+    mixed = codes.copy()
+    hit = np.arange(offset, codes.shape[0], 256)
+    mixed[hit, net["col_of"]["X0"]] = -1
+    generic = log_joint_batch(lay, log_cpt, mixed, skip_missing=True)
+    keep = np.ones(codes.shape[0], dtype=bool)
+    keep[hit] = False
+    assert_array_equal(generic[keep], fast[keep])
+    assert_allclose(generic, log_joint_ref(mixed, *_ref_args(net), skip_missing=True), rtol=1e-12)
+    # and a missing value in only some blocks: the complete blocks stay on the fast path, same values
+    part = codes.copy()
+    part[hit[:1], net["col_of"]["X0"]] = -1
+    assert_array_equal(log_joint_batch(lay, log_cpt, part, skip_missing=True)[keep], fast[keep])
+
+
+@pytest.mark.parametrize("threads", [1, 2], ids=["1thread", "2threads"])
+@pytest.mark.parametrize(("bad_code", "kind"), [(-1, "missing"), (5, "range")], ids=["missing", "out_of_range"])
+def test_first_bad_row_is_reported_from_a_later_block(threads, bad_code, kind):
+    lay = nb_layout()
+    log_cpt = lay.pack(NB_TABLES, log=True)
+    rng = np.random.default_rng(0)
+    codes = np.column_stack([rng.integers(0, 2, 1000), rng.integers(0, 3, 1000)]).astype(np.int32)
+    codes[[700, 900], 1] = bad_code
+    with pytest.raises(ValueError, match=r"row 700\b") as info:
+        _posterior.log_joint_batch(codes, *lay.kernel_args(), log_cpt, np.empty((1000, 2)), False, threads)
+    assert info.value.kind == kind
