@@ -242,6 +242,9 @@ class BatchPosterior:
                              f"the target (features: {self.features!r}).")
         if X.shape[0] == 0:
             return np.zeros((0, len(self.features)), dtype=np.int32)
+        codes = self._category_codes(X)
+        if codes is not None:
+            return codes
         # float columns go through object dtype so that declared float states such as 1.5 are matched, not
         # rejected as "continuous" by the encoder (the states are declared, so nothing is being discretised).
         frame = pd.DataFrame({k: (X[c].astype(object) if pd.api.types.is_float_dtype(X[c].dtype) else X[c])
@@ -257,6 +260,31 @@ class BatchPosterior:
             msg = msg.replace("that was not seen during fit", "that is not a state of this node in the model")
             raise ValueError(msg) from None
         return enc.codes
+
+    def _category_codes(self, X: pd.DataFrame) -> np.ndarray | None:
+        """Fast path of :meth:`encode`: when every feature column is a pandas Categorical whose categories are the
+        node's states in the same order (as in a frame the model was fitted on), its codes already are the state
+        codes, so they are taken as they are (no per-value matching). Returns None, so that the general encoder
+        runs, for anything else and for frames with a missing cell (whose error message, or ``missing="skip"``
+        handling, is the general encoder's)."""
+        keys = self.__dict__.get("_state_keys")
+        if keys is None:  # computed once; not in __init__ so that older pickles keep working
+            keys = self._state_keys = {c: [_state_key(s) for s in self.states[c]] for c in self.features}
+        cols = []
+        for c in self.features:
+            s = X[c]
+            if not isinstance(s, pd.Series) or not isinstance(s.dtype, pd.CategoricalDtype):
+                return None
+            cats = s.dtype.categories
+            if len(cats) != len(keys[c]) or [_state_key(_to_python(v)) for v in cats] != keys[c]:
+                return None
+            cols.append(s.array.codes)
+        if not cols:
+            return None
+        stacked = np.stack(cols)  # (n_features, n_rows), int8/int16 codes
+        if stacked.min() < 0:
+            return None
+        return np.ascontiguousarray(stacked.T, dtype=np.int32)
 
     def _recode(self, data: EncodedData) -> np.ndarray:
         out = np.empty((data.n_rows, len(self.features)), dtype=np.int32)

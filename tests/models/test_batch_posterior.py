@@ -259,3 +259,46 @@ def test_compiled_columns_may_include_the_target_and_extras(asia_model, asia_df)
     assert net.columns == data.columns
     with pytest.raises(ValueError, match=r"columns must contain every node except the target 'dysp'; missing"):
         compile_network(asia_model, "dysp", columns=["asia"])
+
+
+# ----------------------------------------------------------------------------------------------- categorical codes
+def _cat_frame(seed: int = 0, n: int = 50):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    return pd.DataFrame({
+        "A": pd.Categorical(rng.choice(["lo", "mid", "hi"], n), categories=["hi", "lo", "mid"]),
+        "B": pd.Categorical(rng.integers(0, 3, n), categories=[0, 1, 2]),
+        "C": pd.Categorical(np.where(y == 1, "yes", "no"), categories=["no", "yes"]),
+    })
+
+
+def test_categorical_codes_fast_path_equals_the_general_encoder():
+    df = _cat_frame()
+    bp = BatchPosterior(build_network({"C": [], "A": ["C"], "B": ["A", "C"]}, encode(df), alpha=1.0), "C")
+    fast = bp.encode(df)
+    assert fast.dtype == np.int32
+    assert fast.flags.c_contiguous
+    assert bp._category_codes(df) is not None  # the fast path was taken
+    general = bp.encode(df.astype(object))  # no categories: goes through encode()
+    assert bp._category_codes(df.astype(object)) is None
+    assert_array_equal(fast, general)
+    # categories in another order, or with an extra unused category: the general path remaps, same codes
+    other = df.assign(A=df["A"].cat.reorder_categories(["mid", "lo", "hi"]),
+                      B=df["B"].cat.add_categories([7]))
+    assert bp._category_codes(other) is None
+    assert_array_equal(bp.encode(other), general)
+    assert_array_equal(bp.predict_proba(other), bp.predict_proba(df))
+
+
+def test_categorical_codes_fast_path_leaves_missing_cells_to_the_general_encoder():
+    df = _cat_frame()
+    bp = BatchPosterior(build_network({"C": [], "A": ["C"], "B": ["C"]}, encode(df), alpha=1.0), "C")
+    holes = df.copy()
+    holes.loc[7, "B"] = np.nan
+    assert bp._category_codes(holes) is None
+    with pytest.raises(ValueError, match=r"Column 'B' has a missing value .* at row 7"):
+        bp.encode(holes)
+    skip = BatchPosterior(bp.model, "C", missing="skip")
+    codes = skip.encode(holes)
+    assert codes[7, skip.features.index("B")] == -1
+    assert_array_equal(np.delete(codes, 7, axis=0), np.delete(bp.encode(df), 7, axis=0))
