@@ -177,8 +177,11 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
     def _fit_parameters(self, structure: ClassifierStructure, data: EncodedData) -> DiscreteBayesianNetwork:
         parents = structure.parent_sets()
         self.estimator_ = None
+        if self.estimator is not None:
+            structure.take_counts(None, parents)  # not used by a pgmpy estimator; dropped from structure_
         if self.estimator is None:
-            return build_network(parents, data, alpha=self.alpha)
+            # counts the structure engine already has on this data (e.g. TAN's pair tables) are not counted again
+            return build_network(parents, data, alpha=self.alpha, counts=structure.take_counts(data, parents))
         # Any pgmpy parameter estimator: fit a fresh copy (the user's instance is left untouched) on the decoded
         # training frame with every state declared, then attach its CPDs.
         est = self.estimator.clone()

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from pgmpy_ext._compat import DAG
 from pgmpy_ext.data import EncodedData
+from pgmpy_ext.models import sorted_parents
 from pgmpy_ext.structure._base import ClassifierSearchBase, ClassifierStructure, check_class_node
 from pgmpy_ext.structure._trees import fit_tan_tree
 
@@ -33,7 +36,37 @@ def fit_tan(data: EncodedData, class_node, *, features: Sequence | None = None, 
         if p >= 0:
             parents[features[k]].append(features[p])
     trace = {"cmi": tree.weights, "edges": [(features[i], features[j]) for i, j in tree.edges]}
-    return ClassifierStructure(class_node, features, parents, trace)
+    counts = _tan_family_counts(data, class_node, tree)
+    return ClassifierStructure(class_node, features, parents, trace, family_counts=counts,
+                               counted_on=data if counts else None)
+
+
+def _tan_family_counts(data: EncodedData, class_node, tree) -> dict:
+    """TAN's CPT counts read out of the class-conditional pair tables the tree search counted (no second pass).
+
+    The (x_i, x_j, c) table of tree edge j -> i *is* the family count of child i with parents {j, C}: the pair
+    kernel skips a row for a pair exactly when the family count skips it (C, x_i or x_j missing) and adds the
+    same weights in the same row order, so the tables are identical. The root's (x_i, c) and the class's (c)
+    counts are marginals of a pair table; they equal the direct counts exactly when the counts are integers and
+    no row was skipped (unweighted data in which every pair table sums to n_rows, i.e. nothing is missing), and
+    only then are they taken from the tables (otherwise ``build_network`` counts them)."""
+    pc = tree.extra.get("pair_counts")
+    features = tree.features
+    if pc is None or len(features) < 2:
+        return {}
+    out = {}
+    for k, p in enumerate(tree.parents):
+        if p >= 0:
+            pa = sorted_parents([class_node, features[p]])
+            t = pc.table(k, int(p))  # (x_k, x_p, c)
+            out[features[k]] = (pa, np.ascontiguousarray(t.transpose(0, 2, 1) if pa[0] == class_node else t))
+    n_pairs = len(pc.offsets) - 1
+    if data.weights is None and pc.flat.sum() == float(n_pairs) * data.n_rows:
+        for k, p in enumerate(tree.parents):
+            if p < 0:
+                out[features[k]] = ([class_node], pc.table(k, 1 if k == 0 else 0).sum(axis=1))  # (x_k, c)
+        out[class_node] = ([], pc.table(0, 1).sum(axis=(0, 1)))  # (c,)
+    return out
 
 
 class NBSearch(ClassifierSearchBase):

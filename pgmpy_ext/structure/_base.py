@@ -34,12 +34,36 @@ class ClassifierStructure:
         unselected one (selective NB) has no parents at all and is independent of the class.
     trace : dict
         Engine-specific diagnostics (e.g. the SBN monitor trace, ABN gains, CMI weights).
+    family_counts : dict
+        Count tables the engine already had (e.g. TAN's class-conditional pair tables), so that parameter fitting
+        need not recount the rows: ``{node: (parents, counts)}`` with ``parents`` in pgmpy's evidence order
+        (``sorted``) and ``counts`` C-order over ``(node, *parents)``, unsmoothed. They belong to the data the
+        engine ran on (``counted_on``) and are handed out once, by :meth:`take_counts`. Not part of equality or
+        repr.
     """
 
     class_node: object
     features: list
     parents: dict
     trace: dict = field(default_factory=dict)
+    family_counts: dict = field(default_factory=dict, repr=False, compare=False)
+    counted_on: object = field(default=None, repr=False, compare=False)
+
+    def take_counts(self, data, parent_sets: dict) -> dict:
+        """Hand the stored ``family_counts`` to parameter fitting, once: ``{node: counts}`` (the form
+        ``build_network(counts=...)`` takes) for the nodes whose parents still equal ``parent_sets[node]``, and
+        only when ``data`` is the very data they were counted on; empty otherwise (e.g. a structure reused on a
+        cross-validation fold). The stored tables are dropped either way, so a fitted ``structure_`` keeps
+        neither them nor a reference to the data."""
+        stored, on = self.family_counts, self.counted_on
+        self.family_counts, self.counted_on = {}, None
+        if on is None or on is not data:
+            return {}
+        out = {}
+        for node, (pa, table) in stored.items():
+            if node in parent_sets and len(pa) == len(parent_sets[node]) and set(pa) == set(parent_sets[node]):
+                out[node] = table
+        return out
 
     @property
     def selected(self) -> list:

@@ -212,7 +212,8 @@ def fit_tan_tree(data: EncodedData, class_node, features: Sequence | None = None
     w = cmi_matrix(pc)
     edges = maximum_spanning_forest(w)
     parents = orient_forest(len(features), edges, _root_index(features, root))
-    return TreeResult(features, parents, edges, w, class_node)
+    # the pair tables go along (extra["pair_counts"]) so that TAN's CPT counts can be read out of them
+    return TreeResult(features, parents, edges, w, class_node, extra={"pair_counts": pc})
 
 
 def fit_chow_liu_tree(data: EncodedData, columns: Sequence | None = None, *, root=None,

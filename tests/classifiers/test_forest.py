@@ -145,3 +145,21 @@ def test_invalid_parameters(est, error, match, mixed):
     with pytest.raises(error, match=match):
         est.fit(X, y)
     assert not hasattr(est, "model_")
+
+
+@pytest.mark.parametrize(("alpha", "root"), [(1.0, None), (0.0, "X3"), (0.5, "X4")], ids=["a1", "a0-root", "a05"])
+def test_tan_parameters_read_from_pair_tables_equal_recounted_ones(alpha, root, mixed):
+    """TAN's CPT counts come from the tree search's pair tables; they must be the counts build_network gets by
+    counting the rows itself, value for value, and nothing of them stays on structure_."""
+    from pgmpy_ext.models import build_network
+
+    X, y = mixed
+    clf = TANClassifier(alpha=alpha, root=root).fit(X, y)
+    ref = build_network(clf.structure_.parent_sets(), clf.encoder_, alpha=alpha)
+    assert sorted(clf.model_.edges()) == sorted(ref.edges())
+    for v in ref.nodes():
+        assert_array_equal(clf.model_.get_cpds(v).get_values(), ref.get_cpds(v).get_values())
+        assert clf.model_.get_cpds(v).variables == ref.get_cpds(v).variables
+    assert clf.structure_.family_counts == {}
+    assert clf.structure_.counted_on is None
+    assert_array_equal(clf.predict_proba(X), TANClassifier(alpha=alpha, root=root).fit(X, y).predict_proba(X))

@@ -98,7 +98,8 @@ def test_chow_liu_matches_networkx_on_mi(asia_df):
     assert len(res.edges) == len(res.features) - 1
     # weights are mutual information: symmetric, non-negative, zero diagonal
     assert np.allclose(res.weights, res.weights.T)
-    assert (res.weights >= 0).all() and np.allclose(np.diag(res.weights), 0)
+    assert (res.weights >= 0).all()
+    assert np.allclose(np.diag(res.weights), 0)
 
 
 def test_tan_recovers_planted_chain():
@@ -112,4 +113,56 @@ def test_tan_recovers_planted_chain():
     df = pd.DataFrame({"C": c, "A": a, "B": b, "D": d, "E": e})
     res = fit_tan_tree(encode(df), "C")
     skel = {frozenset(e) for e in res.edges}
-    assert frozenset((0, 1)) in skel and frozenset((1, 2)) in skel
+    assert frozenset((0, 1)) in skel
+    assert frozenset((1, 2)) in skel
+
+
+# ----------------------------------------------------------------------------------------------- TAN counts reuse
+def _tan_frame(seed: int, n: int = 400, names=("D", "A", "Z", "B")):
+    rng = np.random.default_rng(seed)
+    c = rng.integers(0, 3, n)
+    cols = {"M": np.where(c == 1, "b", np.where(c == 2, "c", "a"))}  # class named between the features
+    prev = c
+    for k, name in enumerate(names):
+        prev = (prev + (rng.random(n) < 0.3) * rng.integers(0, 3, n)) % (2 + k % 3)
+        cols[name] = prev
+    return pd.DataFrame(cols)
+
+
+@pytest.mark.parametrize("case", ["plain", "weighted", "missing", "one_feature"])
+def test_tan_family_counts_from_pair_tables_equal_direct_counts(case):
+    from pgmpy_ext.models import sorted_parents
+    from pgmpy_ext.stats import family_counts_many
+    from pgmpy_ext.structure import fit_tan
+
+    df = _tan_frame(3)
+    if case == "one_feature":
+        df = df[["M", "A"]]
+    weights = np.random.default_rng(1).random(len(df)) * 2 if case == "weighted" else None
+    if case == "missing":
+        df = df.astype(object)
+        df.iloc[[5, 17], 2] = None
+        df.iloc[40, 0] = None  # a missing class too
+    data = encode(df, weights=weights, missing="skip" if case == "missing" else "error")
+    parents = fit_tan(data, "M").parent_sets()
+    other = fit_tan(encode(df, weights=weights, missing=data.missing), "M")
+    assert other.take_counts(data, parents) == {}  # counted on other (equal) data: never handed out
+    st_ = fit_tan(data, "M")
+    given_counts = st_.take_counts(data, parents)
+    assert st_.take_counts(data, parents) == {}
+    assert st_.counted_on is None
+    if case == "one_feature":
+        assert given_counts == {}
+        return
+    edges = {f for f in st_.features if len(parents[f]) == 2}
+    exact = case == "plain"  # marginals (root, class) only for unweighted data without missing codes
+    assert set(given_counts) == (set(parents) if exact else edges)
+    ref = family_counts_many(data, [(v, sorted_parents(parents[v])) for v in given_counts])
+    for (v, got), want in zip(given_counts.items(), ref):
+        assert got.shape == want.shape, v
+        np.testing.assert_array_equal(got, want)
+    # a changed parent set does not get them
+    changed = dict(parents)
+    some = next(iter(edges))
+    changed[some] = ["M"]
+    assert some not in fit_tan(data, "M").take_counts(data, changed)
