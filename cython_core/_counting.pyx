@@ -76,7 +76,8 @@ def pairwise_counts(const code_t[:, ::1] X,
                     const float64_t[::1] weights,
                     const intp_t[::1] offsets,
                     float64_t[::1] out,
-                    int n_threads=1):
+                    int n_threads=1,
+                    int grouping=-1):
     """Joint counts N[i, j, x, y, c] of every feature pair i < j with a conditioning variable, in one pass.
 
     Parameters
@@ -95,12 +96,22 @@ def pairwise_counts(const code_t[:, ::1] X,
         table over ``(x_i, x_j, c)``: flat index ``(x_i * cards[j] + x_j) * cond_card + c``. Added into.
     n_threads : int, IN. OpenMP threads over blocks of first features i (disjoint outputs, so the result is
         bit-identical for every thread count). Ignored when built without OpenMP.
+    grouping : int, IN. Unweighted counts only: -1 (default) uses the grouped path below when it pays off
+        (many rows), 0 never, 1 whenever the cardinalities allow it. The counts are the same integers either way.
 
     Notes
     -----
     A row is skipped entirely when C is missing; a pair is skipped in a row where either feature is missing.
     Per row, ``u[j] = x_j * cond_card + c`` is computed once, so each pair costs one multiply-add:
     ``out[offsets[p] + x_i * stride[j] + u[j]]`` with ``stride[j] = cards[j] * cond_card``.
+
+    Grouped path (unweighted): runs of up to 3 consecutive features whose cardinalities multiply to at most 64
+    are packed into one *group* code ``g = (x_0 * card_1 + x_1) * card_2 + x_2`` per row; the rows are counted
+    into the (g_a, g_b, c) tables of the G*(G-1)/2 group pairs plus one (g_a, c) table per group (about 4-5x
+    fewer increments than m*(m-1)/2 feature pairs for m = 36), and every feature-pair table is then read off
+    them (each group cell adds its count to the pairs it contains). A row with a missing feature is counted
+    pair by pair as above. The result is the same integers as the ungrouped path, for every thread count
+    (threads own disjoint ranges of first groups, hence of first features).
     """
     cdef intp_t n = X.shape[0]
     cdef intp_t m = features.shape[0]
@@ -152,6 +163,13 @@ def pairwise_counts(const code_t[:, ::1] X,
     # and exact (n_rows < 2**31 is checked above). Added into ``out`` at the end.
     cnt_np = np.zeros(out.shape[0] if not weighted else 0, dtype=np.int32)
     cdef int[::1] cnt = cnt_np
+    groups = None if weighted or grouping == 0 else _feature_groups(np.asarray(cards), cond_card, n, grouping == 1)
+    if groups is not None:
+        _pairwise_grouped(X, features, cards, cond, cond_card, offsets, tab, tab_start, cnt, n_threads, *groups)
+        with nogil:
+            for b in range(out.shape[0]):
+                out[b] += cnt[b]
+        return
     with nogil:
         for b in prange(n_blocks, num_threads=n_blocks, schedule="static"):
             _pairwise_block(X, features, cond, cond_card, weights, weighted, tab, tab_start,
@@ -208,6 +226,181 @@ cdef void _pairwise_block(const code_t[:, ::1] X, const intp_t[::1] features,
                 for j in range(i + 1, m):
                     if u[j] >= 0:
                         cnt[tab[q + j] + u[j]] += 1
+
+
+cdef intp_t _GROUP_SIZE = 3         # features per group at most
+cdef intp_t _GROUP_CARD = 64        # product of the cardinalities in a group at most
+cdef intp_t _GROUP_CELLS = 1 << 19  # int32 cells of all group tables at most (2 MiB: about one core's L2)
+
+
+def _feature_groups(cards, intp_t cond_card, intp_t n, bint force):
+    """Consecutive feature groups for the grouped path of ``pairwise_counts``: ``(starts (G + 1,), gcards (G,))``
+    with group ``a`` = features ``starts[a]:starts[a+1]``, or None when no group has two features, the group
+    tables would not fit ``_GROUP_CELLS``, or (unless ``force``) the rows are too few to repay reading the pair
+    tables off the group tables."""
+    m = len(cards)
+    for size in range(_GROUP_SIZE, 1, -1):
+        starts, gcards = [0], []
+        t = 0
+        while t < m:
+            prod, k = int(cards[t]), 1
+            while k < size and t + k < m and prod * int(cards[t + k]) <= _GROUP_CARD:
+                prod *= int(cards[t + k])
+                k += 1
+            gcards.append(prod)
+            t += k
+            starts.append(t)
+        G = len(gcards)
+        if G == m:
+            return None
+        tot = sum(gcards)
+        cells = ((tot * tot - sum(g * g for g in gcards)) // 2 + tot) * cond_card
+        if cells > _GROUP_CELLS:
+            continue
+        saved = m * (m - 1) // 2 - G * (G - 1) // 2 - G  # increments saved per row
+        if force or n * saved > 8 * cells * size * size:  # expansion touches each cell's size**2 pairs
+            return np.asarray(starts, dtype=np.intp), np.asarray(gcards, dtype=np.intp)
+        return None
+    return None
+
+
+def _pairwise_grouped(const code_t[:, ::1] X, const intp_t[::1] features, const intp_t[::1] cards, intp_t cond,
+                      intp_t cond_card, const intp_t[::1] offsets, const intp_t[::1] tab,
+                      const intp_t[::1] tab_start, int[::1] cnt, int n_threads,
+                      const intp_t[::1] gstart, const intp_t[::1] gcards):
+    """Grouped path of ``pairwise_counts`` (unweighted): adds every feature pair's counts into ``cnt``."""
+    cdef intp_t G = gcards.shape[0]
+    cdef intp_t a, b, p = 0
+    # group pair tables (g_a, g_b, c) in lexicographic pair order, then one (g_a, c) table per group
+    goff_np = np.zeros(G * (G - 1) // 2 + 1, dtype=np.intp)
+    for a in range(G):
+        for b in range(a + 1, G):
+            goff_np[p + 1] = goff_np[p] + gcards[a] * gcards[b] * cond_card
+            p += 1
+    woff_np = goff_np[-1] + np.concatenate([[0], np.cumsum(np.asarray(gcards) * cond_card)]).astype(np.intp)
+    gtab_start_np = np.zeros(G + 1, dtype=np.intp)
+    for a in range(G):
+        gtab_start_np[a + 1] = gtab_start_np[a] + gcards[a] * (G - a - 1)
+    gtab_np = np.empty(max(1, gtab_start_np[G]), dtype=np.intp)
+    cdef intp_t ga
+    p = 0
+    for a in range(G):
+        for b in range(a + 1, G):
+            for ga in range(gcards[a]):
+                gtab_np[gtab_start_np[a] + ga * (G - a - 1) + (b - a - 1)] = goff_np[p] + ga * gcards[b] * cond_card
+            p += 1
+    gcnt_np = np.zeros(woff_np[G], dtype=np.int32)
+    cdef const intp_t[::1] goff = goff_np
+    cdef const intp_t[::1] woff = woff_np
+    cdef const intp_t[::1] gtab = gtab_np
+    cdef const intp_t[::1] gtab_start = gtab_start_np
+    cdef int[::1] gcnt = gcnt_np
+    cdef intp_t n_blocks = max(1, min(n_threads, G))
+    bounds_np = _balanced_blocks(G, n_blocks) if G > 1 else np.array([0, 1], dtype=np.intp)
+    bounds_np[-1] = G  # the last group has no later partner but owns its within-group pairs
+    cdef const intp_t[::1] bounds = bounds_np
+    ug_np = np.empty((n_blocks, G), dtype=np.intp)
+    u_np = np.empty((n_blocks, features.shape[0]), dtype=np.intp)
+    cdef intp_t[:, ::1] ug = ug_np
+    cdef intp_t[:, ::1] u = u_np
+    with nogil:
+        for b in prange(n_blocks, num_threads=n_blocks, schedule="static"):
+            _grouped_block(X, features, cards, cond, cond_card, offsets, tab, tab_start, cnt, gstart, gcards,
+                           goff, woff, gtab, gtab_start, gcnt, ug[b], u[b], bounds[b], bounds[b + 1])
+
+
+cdef inline intp_t _pair_index(intp_t i, intp_t j, intp_t m) noexcept nogil:
+    return i * m - i * (i + 1) // 2 + (j - i - 1)
+
+
+cdef void _grouped_block(const code_t[:, ::1] X, const intp_t[::1] features, const intp_t[::1] cards,
+                         intp_t cond, intp_t K, const intp_t[::1] offsets, const intp_t[::1] tab,
+                         const intp_t[::1] tab_start, int[::1] cnt, const intp_t[::1] gstart,
+                         const intp_t[::1] gcards, const intp_t[::1] goff, const intp_t[::1] woff,
+                         const intp_t[::1] gtab, const intp_t[::1] gtab_start, int[::1] gcnt, intp_t[::1] ug,
+                         intp_t[::1] u, intp_t a_lo, intp_t a_hi) noexcept nogil:
+    """Rows x group pairs (a, b) with a_lo <= a < a_hi, then the feature pairs whose first feature is in those
+    groups read off the group tables; rows with a missing feature counted pair by pair."""
+    cdef intp_t n = X.shape[0]
+    cdef intp_t m = features.shape[0]
+    cdef intp_t G = gcards.shape[0]
+    cdef intp_t r, a, b, t, s, i, j, c, g, q, ga, gb, gp, cell, code_a, code_b
+    cdef intp_t i_lo = gstart[a_lo]
+    cdef intp_t i_hi = gstart[a_hi]
+    cdef code_t v
+    cdef bint ok
+    cdef int val
+    cdef intp_t xa[8]
+    cdef intp_t xb[8]
+    for r in range(n):
+        if cond >= 0:
+            c = X[r, cond]
+            if c < 0:
+                continue
+        else:
+            c = 0
+        ok = True
+        for a in range(a_lo, G):
+            g = 0
+            for t in range(gstart[a], gstart[a + 1]):
+                v = X[r, features[t]]
+                if v < 0:
+                    ok = False
+                    break
+                g = g * cards[t] + v
+            if not ok:
+                break
+            ug[a] = g * K + c
+        if not ok:  # a missing feature: this row pair by pair, first features i_lo <= i < i_hi
+            for j in range(i_lo, m):
+                v = X[r, features[j]]
+                u[j] = -1 if v < 0 else v * K + c
+            for i in range(i_lo, i_hi):
+                if u[i] < 0:
+                    continue
+                q = tab_start[i] + (u[i] // K) * (m - i - 1) - (i + 1)
+                for j in range(i + 1, m):
+                    if u[j] >= 0:
+                        cnt[tab[q + j] + u[j]] += 1
+            continue
+        for a in range(a_lo, a_hi):
+            gcnt[woff[a] + ug[a]] += 1
+            q = gtab_start[a] + (ug[a] // K) * (G - a - 1) - (a + 1)
+            for b in range(a + 1, G):
+                gcnt[gtab[q + b] + ug[b]] += 1
+    # read the feature pairs off the group tables (digits: the last feature of a group varies fastest)
+    for a in range(a_lo, a_hi):
+        for ga in range(gcards[a]):
+            g = ga
+            for t in range(gstart[a + 1] - 1, gstart[a] - 1, -1):
+                xa[t - gstart[a]] = g % cards[t]
+                g = g // cards[t]
+            # within group a: pairs (s, t) of its features
+            for c in range(K):
+                val = gcnt[woff[a] + ga * K + c]
+                if val == 0:
+                    continue
+                for s in range(gstart[a], gstart[a + 1]):
+                    for t in range(s + 1, gstart[a + 1]):
+                        cnt[offsets[_pair_index(s, t, m)] + (xa[s - gstart[a]] * cards[t] + xa[t - gstart[a]]) * K
+                            + c] += val
+            for b in range(a + 1, G):
+                gp = _pair_index(a, b, G)
+                for gb in range(gcards[b]):
+                    g = gb
+                    for t in range(gstart[b + 1] - 1, gstart[b] - 1, -1):
+                        xb[t - gstart[b]] = g % cards[t]
+                        g = g // cards[t]
+                    cell = goff[gp] + (ga * gcards[b] + gb) * K
+                    for c in range(K):
+                        val = gcnt[cell + c]
+                        if val == 0:
+                            continue
+                        for s in range(gstart[a], gstart[a + 1]):
+                            code_a = xa[s - gstart[a]]
+                            for t in range(gstart[b], gstart[b + 1]):
+                                code_b = xb[t - gstart[b]]
+                                cnt[offsets[_pair_index(s, t, m)] + (code_a * cards[t] + code_b) * K + c] += val
 
 
 def _balanced_blocks(intp_t m, intp_t n_blocks):

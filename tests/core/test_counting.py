@@ -161,6 +161,63 @@ def test_pairwise_counts_property(d, conditioned, n_threads):
             assert_allclose(got, ref[(i, j)], rtol=1e-12, atol=1e-12)
 
 
+def _pairwise_raw(X, feats, cards, cond, ccard, n_threads, grouping, w=None):
+    off = pair_offsets(cards[feats], ccard)
+    out = np.zeros(int(off[-1]))
+    _counting.pairwise_counts(X, np.array(feats, dtype=np.intp), cards[feats], -1 if cond is None else cond, ccard,
+                              np.empty(0) if w is None else w, off, out, n_threads, grouping)
+    return out, off
+
+
+# The grouped path (features packed 2-3 at a time, pair tables read off group-pair tables) is taken on its own
+# for many rows only; grouping=1 forces it wherever the cardinalities allow, grouping=0 forbids it.
+@given(coded_data(max_cols=11, allow_missing=True, weighted=False), st.booleans(), st.sampled_from([1, 2, 3]),
+       st.booleans())
+def test_pairwise_counts_grouped_path_equals_ungrouped_and_reference(d, conditioned, n_threads, missing):
+    X, cards, _ = d
+    if not missing:
+        X = np.ascontiguousarray(np.maximum(X, 0))
+    if conditioned and X.shape[1] < 2:
+        return
+    cond = X.shape[1] - 1 if conditioned else None
+    feats = list(range(X.shape[1] - (1 if conditioned else 0)))
+    ccard = int(cards[cond]) if conditioned else 1
+    grouped, off = _pairwise_raw(X, feats, cards, cond, ccard, n_threads, 1)
+    plain, _ = _pairwise_raw(X, feats, cards, cond, ccard, 1, 0)
+    assert_array_equal(grouped, plain)
+    ref = pairwise_counts_ref(X, feats, cards[feats], cond, ccard)
+    for p, (i, j) in enumerate((i, j) for i in range(len(feats)) for j in range(i + 1, len(feats))):
+        assert_array_equal(grouped[off[p]:off[p + 1]].reshape(cards[feats[i]], cards[feats[j]], ccard), ref[(i, j)])
+
+
+def test_pairwise_feature_groups():
+    groups = _counting._feature_groups
+    # greedy runs of at most 3 with product <= 64: 4*4*4; 4*4 (a 5 would make 80); 5*2*2; 8 alone
+    starts, gcards = groups(np.array([4, 4, 4, 4, 4, 5, 2, 2, 8]), 3, 10**6, False)
+    assert starts.tolist() == [0, 3, 5, 8, 9]
+    assert gcards.tolist() == [64, 16, 20, 8]
+    assert groups(np.array([9, 9, 9]), 2, 10**6, True) is None  # no two features fit one group
+    assert groups(np.array([2] * 12), 3, 50, False) is None  # too few rows to pay for reading the pairs off
+    assert groups(np.array([2] * 12), 3, 50, True) is not None
+
+
+def test_pairwise_counts_grouped_is_taken_for_many_rows_and_equal():
+    rng = np.random.default_rng(5)
+    n, cards = 20_000, np.array([2, 3, 4, 2, 3, 2, 4, 2, 3, 2, 3], dtype=np.intp)
+    X = np.stack([rng.integers(0, c, n) for c in cards], axis=1).astype(np.int32)
+    X[:, 3] = (X[:, 1] + X[:, 10]) % 2  # dependent columns: uneven tables
+    X[[17, 4000], 5] = -1  # two rows with a missing feature, counted pair by pair
+    X[9000, 10] = -1  # a missing class: the row is skipped
+    feats = list(range(10))
+    assert _counting._feature_groups(cards[feats], 3, n, False) is not None  # the default path is the grouped one
+    for nt in (1, 2):
+        auto, _ = _pairwise_raw(X, feats, cards, 10, 3, nt, -1)
+        plain, _ = _pairwise_raw(X, feats, cards, 10, 3, nt, 0)
+        assert_array_equal(auto, plain)
+    data = EncodedData(X, [f"c{k}" for k in range(11)], [list(range(c)) for c in cards], missing="skip")
+    assert_array_equal(pairwise_counts(data, cond="c10").flat, plain)
+
+
 @given(coded_data(max_cols=6))
 def test_pairwise_counts_thread_count_bit_identical(d):
     X, cards, w = d
