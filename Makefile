@@ -29,9 +29,9 @@ bench: $(STAMP)
 	$(PY) benchmarks/foundation.py
 
 lint: $(STAMP)
-	$(PY) -m pip install --quiet ruff cython-lint
+	$(PY) -m pip install --quiet ruff cython-lint pycodestyle
 	$(VENV)/bin/ruff check pgmpy_ext tests benchmarks
-	$(VENV)/bin/cython-lint --max-line-length 120 cython_core
+	PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/cython-lint --max-line-length 120 cython_core
 
 clean:
 	rm -rf build *.egg-info cython_core/*.c pgmpy_ext/_core/*.so $(STAMP)

@@ -33,7 +33,8 @@ def shared_datasets() -> Path:
 
 def load_bundled_network(name: str):
     """A network from the .bif.gz files bundled in pgmpy's wheel, read offline."""
-    import pgmpy_ext._compat  # noqa: F401  (filters pgmpy's import-time FutureWarning once)
+    # pgmpy_ext._compat first: it filters pgmpy's import-time FutureWarning
+    import pgmpy_ext._compat  # noqa: F401, I001
     from pgmpy.readwrite import BIFReader
 
     raw = (files("pgmpy") / f"utils/example_models/{name}.bif.gz").read_bytes()

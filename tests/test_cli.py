@@ -12,7 +12,8 @@ def test_demo_runs_and_reports(tmp_path):
 
     lines = []
     res = run_demo(output_dir=tmp_path, n_train=1500, n_test=500, seed=3, out=lines.append)
-    assert (tmp_path / "asia_tan.bif").exists() and (tmp_path / "asia_tan.xml").exists()
+    assert (tmp_path / "asia_tan.bif").exists()
+    assert (tmp_path / "asia_tan.xml").exists()
     assert res["round_trip"] is True
     assert res["tan"].check_model()
     # a TAN learned from 1500 rows is close to the Bayes-optimal classifier with the true network
@@ -28,7 +29,8 @@ def test_demo_runs_and_reports(tmp_path):
 def test_cli_demo_and_version(tmp_path, capsys):
     assert main(["demo", "--output-dir", str(tmp_path), "--n-train", "800", "--n-test", "200", "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "TAN learned" in out and "read back with every CPD equal: True" in out
+    assert "TAN learned" in out
+    assert "read back with every CPD equal: True" in out
     assert main(["version"]) == 0
     assert "pgmpy-ext" in capsys.readouterr().out
 

@@ -11,8 +11,8 @@ from pgmpy_ext._core import _counting
 from pgmpy_ext.data import EncodedData
 from pgmpy_ext.utils.validation import effective_n_threads
 
-__all__ = ["family_counts", "family_counts_codes", "family_counts_many", "pair_offsets", "pairwise_counts", "PairwiseCounts",
-           "unique_rows", "UniqueRows"]
+__all__ = ["family_counts", "family_counts_codes", "family_counts_many", "pair_offsets",
+           "pairwise_counts", "PairwiseCounts", "unique_rows", "UniqueRows"]
 
 
 def family_counts_codes(codes: np.ndarray, columns: Sequence[int], cards: Sequence[int],

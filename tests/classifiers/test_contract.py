@@ -79,7 +79,8 @@ def test_fit_predict_basics(est, xy):
     np.testing.assert_allclose(np.exp(fitted.predict_log_proba(X)), proba, rtol=1e-12)
     assert set(fitted.predict(X)) <= set(fitted.classes_)
     assert fitted.score(X, y) > 0.6  # the class is predictable from 'a'
-    assert fitted.n_features_in_ == 5 and list(fitted.feature_names_in_) == list(X.columns)
+    assert fitted.n_features_in_ == 5
+    assert list(fitted.feature_names_in_) == list(X.columns)
 
 
 @pytest.mark.parametrize("est", CLASSIFIERS, ids=IDS)
@@ -90,7 +91,8 @@ def test_single_network_contract(est, xy, tmp_path):
         pytest.skip("not a single Bayesian network (see its own tests)")
     model = fitted.model_
     assert model.check_model()
-    assert fitted.class_node_ == "level" and "level" in model.nodes()
+    assert fitted.class_node_ == "level"
+    assert "level" in model.nodes()
     # CPDs keep the user's labels and types
     assert model.get_cpds("d").state_names["d"] == [10, 11, 12, 13]
     assert model.get_cpds("c").state_names["c"] == [False, True]

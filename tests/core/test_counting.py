@@ -54,7 +54,10 @@ def test_family_counts_dataframe_wrapper_sorts_parents_like_pgmpy():
     t = family_counts(data, "C", ["B", "A"])  # parents sorted -> (A, B)
     assert t.shape == (2, 2, 2)
     # C=a rows: (A=True,B=0), (A=False,B=1); C=b rows: (A=False,B=0), (A=False,B=1)
-    assert t[0, 1, 0] == 1 and t[0, 0, 1] == 1 and t[1, 0, 0] == 1 and t[1, 0, 1] == 1
+    assert t[0, 1, 0] == 1
+    assert t[0, 0, 1] == 1
+    assert t[1, 0, 0] == 1
+    assert t[1, 0, 1] == 1
     assert t.sum() == 4
 
 

@@ -23,12 +23,15 @@ def mixed_df():
 
 def test_codes_states_and_types(mixed_df):
     data = encode(mixed_df)
-    assert data.codes.dtype == np.int32 and data.codes.flags.c_contiguous
+    assert data.codes.dtype == np.int32
+    assert data.codes.flags.c_contiguous
     assert data.state_names == {"cat": ["lo", "mid", "hi"], "s": ["a", "b", "c"], "flag": [False, True],
                                 "n": [1, 2, 3], "f": [1.0, 2.0]}
     assert_array_equal(data.codes[:, 0], [0, 2, 0, 1])  # declared category order kept
     assert_array_equal(data.codes[:, 3], [2, 0, 2, 1])
-    assert type(data.states[3][0]) is int and type(data.states[2][0]) is bool and type(data.states[4][0]) is float
+    assert type(data.states[3][0]) is int
+    assert type(data.states[2][0]) is bool
+    assert type(data.states[4][0]) is float
     assert data.cards.tolist() == [3, 3, 2, 3, 2]
     assert data.decode("s", [2, 0]) == ["c", "a"]
 
@@ -69,7 +72,8 @@ def test_transform_uses_fitted_states(mixed_df):
     enc = data.transform(new, columns=["s", "n"])
     assert enc.columns == ["s", "n"]
     assert_array_equal(enc.codes, [[2, 1], [0, 2]])
-    with pytest.raises(ValueError, match=r"Column 'n' has value 7 at row 1 that was not seen during fit \(known: \[1, 2, 3\]\)"):
+    msg = r"Column 'n' has value 7 at row 1 that was not seen during fit \(known: \[1, 2, 3\]\)"
+    with pytest.raises(ValueError, match=msg):
         data.transform(pd.DataFrame({"n": [1, 7]}), columns=["n"])
     with pytest.raises(ValueError, match=r"Columns \['flag'\] were present at fit time but are missing"):
         data.transform(new[["s", "n"]], columns=["s", "n", "flag"])
@@ -132,7 +136,8 @@ def test_weights_validation():
 def test_select_take_and_index():
     data = encode(pd.DataFrame({"a": [0, 1, 1], "b": ["u", "v", "u"]}))
     sub = data.select(["b"])
-    assert sub.columns == ["b"] and sub.codes.flags.c_contiguous
+    assert sub.columns == ["b"]
+    assert sub.codes.flags.c_contiguous
     assert data.take([0, 2]).n_rows == 2
     with pytest.raises(KeyError, match="Column 'zz' is not in the data"):
         data.index("zz")
