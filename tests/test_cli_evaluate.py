@@ -138,3 +138,27 @@ def test_evaluate_other_discretisers(csv_file, tmp_path, capsys, kind, described
                  "--discretize", kind, "--bins", "4", "--output", str(out_csv), "--no-progress"]) == 0
     assert f"1 real-valued column(s) cut per training fold {described}" in capsys.readouterr().out
     assert len(pd.read_csv(out_csv)) == 3
+
+
+@pytest.mark.parametrize("solver", ["tm", "lbfgs"])
+def test_evaluate_tm_learners(csv_file, tmp_path, capsys, solver):
+    out_csv = tmp_path / "res.csv"
+    code = main(["evaluate", "--data", str(csv_file), "--target", "label", "--learners", "nb,nb-tm,tan-tm,ctan-tm",
+                 "--folds", "3", "--bins", "3", "--tm-solver", solver, "--output", str(out_csv), "--no-progress"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert f"; TM solver {solver}" in out
+    res = pd.read_csv(out_csv)
+    assert list(dict.fromkeys(res["learner"])) == ["NB", "NB-TM", "TAN-TM", "CTAN-TM"]
+    tm = res[res["learner"] != "NB"]
+    assert (tm["n_iter"] >= 1).all()  # the TM ran (iterations reported through estimator_)
+    nb, nbtm = (res[res["learner"] == k].sort_values("fold") for k in ("NB", "NB-TM"))
+    # the TM maximises the training CLL: never below the generative start on any fold
+    assert (nbtm["train_cll"].to_numpy() >= nb["train_cll"].to_numpy() - 1e-9).all()
+
+
+def test_evaluate_tm_suffix_errors(csv_file, capsys):
+    assert main(["evaluate", "--data", str(csv_file), "--target", "label", "--learners", "structuraltm-tm"]) == 2
+    assert "takes no parameter estimator" in capsys.readouterr().err
+    assert main(["evaluate", "--data", str(csv_file), "--target", "label", "--learners", "foo-tm"]) == 2
+    assert "unknown learner(s) ['foo-tm']" in capsys.readouterr().err

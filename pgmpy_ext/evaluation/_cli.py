@@ -65,7 +65,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", help="class column of --data (required with --data)")
     p.add_argument("--sep", default=None, help="column separator of --data (default: tab for .tsv/.tab, else comma)")
     p.add_argument("--learners", default="nb,tan",
-                   help="comma-separated short names of pgmpy_ext.classifiers classes (default nb,tan); "
+                   help="comma-separated short names of pgmpy_ext.classifiers classes (default nb,tan); a '-tm' "
+                        "suffix gives the learner discriminative TM parameters (e.g. nb-tm, tan-tm, ctan-tm); "
                         "'--learners list' prints the available ones")
     p.add_argument("--cv", default="kfold", choices=["kfold", "stratified", "repeated", "loo", "holdout",
                                                      "resubstitution"],
@@ -81,6 +82,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bins", type=int, default=5, help="bins per real-valued column (default 5; not used by mdlp)")
     p.add_argument("--alpha", type=float, default=1.0,
                    help="Dirichlet pseudo-count per CPT cell of every learner (default 1.0; 0 = maximum likelihood)")
+    p.add_argument("--tm-solver", default="tm", choices=["tm", "lbfgs"],
+                   help="optimiser of the '-tm' learners: the thesis's TM iteration (default) or L-BFGS (same "
+                        "objective and optimum, much faster)")
     p.add_argument("--fixed-structure", action="store_true",
                    help="learn each structure once on all the data and refit only the parameters per fold")
     p.add_argument("--dropna", action="store_true", help="drop rows with a missing value (default: refuse them)")
@@ -193,24 +197,34 @@ def _discretizer(kind: str, columns: list, n_bins: int):
     return cls(n_bins=n_bins, columns=list(columns))
 
 
-def _learners(spec: str, alpha: float, seed: int) -> dict:
+def _learners(spec: str, alpha: float, seed: int, tm_solver: str = "tm") -> dict:
     avail = available_learners()
     names = [s.strip().lower() for s in spec.split(",") if s.strip()]
     if not names:
         raise _UsageError("--learners is empty; give e.g. --learners nb,tan.")
-    unknown = [n for n in names if n not in avail]
+    unknown = [n for n in names if n.removesuffix("-tm") not in avail]
     if unknown:
-        raise _UsageError(f"unknown learner(s) {unknown!r}; available: {', '.join(sorted(avail))}.")
+        raise _UsageError(f"unknown learner(s) {unknown!r}; available: {', '.join(sorted(avail))} (each also with "
+                          "a '-tm' suffix when it takes a parameter estimator).")
     out = {}
     for n in dict.fromkeys(names):
-        cls = avail[n]
+        base = n.removesuffix("-tm")
+        cls = avail[base]
         params = cls().get_params()
         kw = {}
         if "alpha" in params:
             kw["alpha"] = alpha
         if "random_state" in params:
             kw["random_state"] = seed
-        out[n.upper() if len(n) <= 4 else n] = cls(**kw)
+        if n != base:
+            if "estimator" not in params:
+                raise _UsageError(f"learner {base!r} takes no parameter estimator, so {n!r} is not available "
+                                  "(structuraltm already learns TM parameters).")
+            from pgmpy_ext.parameters import TMEstimator
+
+            # the TM starts from the smoothed counts (alpha) and maximises the conditional likelihood
+            kw["estimator"] = TMEstimator(alpha=alpha, solver=tm_solver)
+        out[base.upper() + n[len(base):].upper() if len(base) <= 4 else n] = cls(**kw)
     return out
 
 
@@ -254,6 +268,8 @@ def _protocol_line(args, n_rows: int, continuous: list, disc: str) -> str:
     else:
         what = "resubstitution (train = test)"
     line = f"# {what}, seed {args.seed}, {n_rows} rows, alpha={args.alpha}"
+    if any(n.strip().lower().endswith("-tm") for n in args.learners.split(",")):
+        line += f"; TM solver {getattr(args, 'tm_solver', 'tm')}"
     if continuous:
         line += f"; {len(continuous)} real-valued column(s) cut per training fold ({disc}"
         line += ")" if disc == "mdlp" else f", {args.bins} bins)"
@@ -271,7 +287,7 @@ def run(args, out=print) -> int:
             return 0
         if args.data is None and args.dataset is None:
             raise _UsageError("give the data: --data FILE --target COLUMN, or --dataset NAME.")
-        learners = _learners(args.learners, args.alpha, args.seed)
+        learners = _learners(args.learners, args.alpha, args.seed, getattr(args, "tm_solver", "tm"))
         X, y = _load(args)
         X, y, continuous = _prepare(X, y, args.dropna)
         disc = _discretizer(args.discretize, continuous, args.bins)
