@@ -50,6 +50,9 @@ _LBFGS_MEMORY = 10
 # log-linear coordinates); powers chosen on chess/splice/mushroom/letter (benchmarks/tm.py), where they cut the
 # iterations up to 1.7x against no scaling.
 _SCALE_POWER = {"log_linear": 0.5, "log_counts": 0.25}
+#: Smallest normalised log-parameter an lbfgs iterate may have (log 1e-250): on (nearly) separable data the optimum
+#: is at infinity, and a parameter below ~1e-308 would be exported as an exact 0 (and break warm starts).
+_LOG_THETA_MIN = float(np.log(1e-250))
 _LBFGS_COORDS = "auto"  # "auto": log-linear when every block has a host, else log-counts; "log_counts": always
 
 
@@ -81,9 +84,12 @@ class TMResult:
     n_iter : int
     converged : bool
         True when the CLL changed by less than ``tol`` (or not at all) in the last iteration.
-    stop_reason : {"tol", "stalled", "max_iter"}
+    stop_reason : {"tol", "stalled", "max_iter", "range"}
         ``"stalled"``: no step size of the line search increased the CLL (see spec 5.4.1 for why the thesis's grid
         can stall; for ``solver="lbfgs"``: the line search failed, i.e. the CLL is at its numerical maximum).
+        ``"range"`` (``solver="lbfgs"`` only): the next iterate would have had a parameter below 1e-250, which a
+        float64 CPT cannot carry through inference (separable data, whose optimum is at infinity); the last
+        iterate within range is returned.
     n_evaluations : int
         Number of CLL evaluations, line searches included.
     elapsed : numpy.ndarray of float64, shape (n_iter + 1,)
@@ -376,7 +382,11 @@ def _fit_lbfgs(lay: _Layout, T: np.ndarray, frozen: np.ndarray, cll0: float, tol
     scale = tmd.slice_totals(T)[tmd.slice_ids]  # counts of the result: theta times the starting slice totals
     n_eval = [0]
 
-    d = T[free] ** _SCALE_POWER["log_linear" if plan is not None else "log_counts"]
+    # the scale comes from the data (observed counts, at least the smallest positive one), not from the starting
+    # point: a warm start with a near-zero count would otherwise get huge steps in that cell
+    pos = O[O > 0]
+    base = np.maximum(O[free], pos.min() if pos.size else 1.0)
+    d = base ** _SCALE_POWER["log_linear" if plan is not None else "log_counts"]
 
     def negative_cll(z):
         x[free] = z / d
@@ -403,6 +413,21 @@ def _fit_lbfgs(lay: _Layout, T: np.ndarray, frozen: np.ndarray, cll0: float, tol
         return np.exp(lt) * scale
 
     z0 = x[free] * d
+    # cheap sufficient condition for in_range (log-linear): |beta| <= M gives log theta >= -2 M B - sum log r
+    slack = -_LOG_THETA_MIN - float(np.log(tmd.blk_r).sum() + np.log(tmd.n_classes))
+    beta_bound = slack / (2.0 * tmd.n_blocks)
+
+    def in_range(z):
+        if plan is not None:
+            u = z / d
+            if u.size == 0 or float(np.max(np.abs(u))) <= beta_bound:
+                return True
+            x[free] = u
+            _normalise_log_linear(tmd, x, plan, lt)
+        else:
+            x[free] = z / d
+            tmd.log_theta_from_log_counts(x, out=lt)
+        return bool(np.min(lt[free], initial=0.0) >= _LOG_THETA_MIN)
     trace, steps, elapsed = [cll0], [], [time.perf_counter() - t_start]
     state = {"z": z0, "reason": None}
 
@@ -411,6 +436,9 @@ def _fit_lbfgs(lay: _Layout, T: np.ndarray, frozen: np.ndarray, cll0: float, tol
         c = -float(intermediate_result.fun)
         if not c >= trace[-1]:  # never record a decrease (L-BFGS-B's line search ensures one; belt and braces)
             state["reason"] = "stalled"
+            raise StopIteration
+        if not in_range(z):  # keep the last iterate every parameter of which a float64 CPT can hold
+            state["reason"] = "range"
             raise StopIteration
         steps.append(float(np.linalg.norm(z - state["z"])))
         change = c - trace[-1]
@@ -431,6 +459,10 @@ def _fit_lbfgs(lay: _Layout, T: np.ndarray, frozen: np.ndarray, cll0: float, tol
                        options={"maxiter": int(max_iter) + 1, "maxfun": 50 * int(max_iter) + 100, "ftol": 0.0,
                                 "gtol": 0.0, "maxls": 50, "maxcor": _LBFGS_MEMORY})
         reason = state["reason"]
+        if reason == "range" and warn:
+            warnings.warn("L-BFGS stopped where a further step would push a parameter below 1e-250 (the data are "
+                          "(nearly) separable: the conditional-likelihood optimum is at infinity); the last "
+                          f"iterate within range is kept (CLL {trace[-1]:.6g}).", ConvergenceWarning, stacklevel=3)
         if reason is None:  # L-BFGS-B stopped by itself: zero gradient (0), budget (1) or failed line search (2)
             reason = {0: "tol", 1: "max_iter"}.get(int(res.status), "stalled")
     else:
@@ -442,7 +474,7 @@ def _fit_lbfgs(lay: _Layout, T: np.ndarray, frozen: np.ndarray, cll0: float, tol
     logger.debug("TM (lbfgs): %d iterations, CLL %.6g -> %.6g (%s)", len(steps), trace[0], trace[-1], reason)
     return TMResult(lay.class_node, list(lay.children), dict(lay.parents), lay.to_tables(T_final),
                     lay.to_tables(O), np.asarray(trace, dtype=np.float64), np.asarray(steps, dtype=np.float64),
-                    len(steps), reason in ("tol", "stalled"), reason, n_eval[0] + 1,
+                    len(steps), reason in ("tol", "stalled", "range"), reason, n_eval[0] + 1,
                     np.asarray(elapsed, dtype=np.float64), "lbfgs")
 
 
