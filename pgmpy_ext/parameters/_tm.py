@@ -50,9 +50,12 @@ _LBFGS_MEMORY = 10
 # log-linear coordinates); powers chosen on chess/splice/mushroom/letter (benchmarks/tm.py), where they cut the
 # iterations up to 1.7x against no scaling.
 _SCALE_POWER = {"log_linear": 0.5, "log_counts": 0.25}
-#: Smallest normalised log-parameter an lbfgs iterate may have (log 1e-250): on (nearly) separable data the optimum
+#: Smallest normalised log-parameter an lbfgs result may have (log 1e-300): on (nearly) separable data the optimum
 #: is at infinity, and a parameter below ~1e-308 would be exported as an exact 0 (and break warm starts).
-_LOG_THETA_MIN = float(np.log(1e-250))
+_LOG_THETA_MIN = float(np.log(1e-300))
+#: The range is checked every this many lbfgs iterations and at the end (each check may cost a normalisation);
+#: when the end fails, the result is the last checked iterate.
+_RANGE_CHECK_EVERY = 8
 _LBFGS_COORDS = "auto"  # "auto": log-linear when every block has a host, else log-counts; "log_counts": always
 
 
@@ -429,7 +432,8 @@ def _fit_lbfgs(lay: _Layout, T: np.ndarray, frozen: np.ndarray, cll0: float, tol
             tmd.log_theta_from_log_counts(x, out=lt)
         return bool(np.min(lt[free], initial=0.0) >= _LOG_THETA_MIN)
     trace, steps, elapsed = [cll0], [], [time.perf_counter() - t_start]
-    state = {"z": z0, "reason": None}
+    state = {"z": z0, "reason": None, "ok": 0}
+    zs = {0: z0}  # iterates since the last range check (older ones are dropped)
 
     def on_iteration(intermediate_result):
         z = np.array(intermediate_result.x, dtype=np.float64)
@@ -437,14 +441,20 @@ def _fit_lbfgs(lay: _Layout, T: np.ndarray, frozen: np.ndarray, cll0: float, tol
         if not c >= trace[-1]:  # never record a decrease (L-BFGS-B's line search ensures one; belt and braces)
             state["reason"] = "stalled"
             raise StopIteration
-        if not in_range(z):  # keep the last iterate every parameter of which a float64 CPT can hold
-            state["reason"] = "range"
-            raise StopIteration
+        # keep only iterates every parameter of which a float64 CPT can hold (checked lazily, see _RANGE_CHECK_EVERY)
+        if callback is not None or (len(steps) + 1) % _RANGE_CHECK_EVERY == 0:
+            if not in_range(z):
+                state["reason"] = "range"
+                raise StopIteration
+            state["ok"] = len(steps) + 1
+            for key in [q for q in zs if q < state["ok"]]:
+                del zs[key]
         steps.append(float(np.linalg.norm(z - state["z"])))
         change = c - trace[-1]
         trace.append(c)
         elapsed.append(time.perf_counter() - t_start)
         state["z"] = z
+        zs[len(steps)] = z
         if callback is not None:
             callback(len(steps), lay.to_tables(counts_of(z)), c)
         if abs(change) < tol or change == 0.0:
@@ -459,10 +469,17 @@ def _fit_lbfgs(lay: _Layout, T: np.ndarray, frozen: np.ndarray, cll0: float, tol
                        options={"maxiter": int(max_iter) + 1, "maxfun": 50 * int(max_iter) + 100, "ftol": 0.0,
                                 "gtol": 0.0, "maxls": 50, "maxcor": _LBFGS_MEMORY})
         reason = state["reason"]
-        if reason == "range" and warn:
-            warnings.warn("L-BFGS stopped where a further step would push a parameter below 1e-250 (the data are "
-                          "(nearly) separable: the conditional-likelihood optimum is at infinity); the last "
-                          f"iterate within range is kept (CLL {trace[-1]:.6g}).", ConvergenceWarning, stacklevel=3)
+        if reason != "range" and state["ok"] < len(steps) and not in_range(state["z"]):
+            reason = "range"
+        if reason == "range":  # back to the last iterate known to be in range
+            k = state["ok"]
+            state["z"] = zs[k]
+            del trace[k + 1:], steps[k:], elapsed[k + 1:]
+            if warn:
+                warnings.warn("L-BFGS stopped where a further step would push a parameter below 1e-300 (the data are "
+                              "(nearly) separable: the conditional-likelihood optimum is at infinity); the last "
+                              f"iterate within range is kept (CLL {trace[-1]:.6g}).", ConvergenceWarning,
+                              stacklevel=3)
         if reason is None:  # L-BFGS-B stopped by itself: zero gradient (0), budget (1) or failed line search (2)
             reason = {0: "tol", 1: "max_iter"}.get(int(res.status), "stalled")
     else:

@@ -325,18 +325,23 @@ def test_lbfgs_range_guard_stops_before_a_parameter_underflows(monkeypatch):
     monkeypatch.setattr(tm_mod, "_LOG_THETA_MIN", -8.0)
     data = encode(mofn_cube())
     pa = nb_parents([f"X{i}" for i in range(10)])
-    with pytest.warns(Warning, match="separable"):
-        res = fit_tm(data, "C", pa, solver="lbfgs", tol=0.0, max_iter=5000)
-    assert res.stop_reason == "range"
-    assert res.converged
-    assert res.n_iter > 0
-    assert res.cll > res.cll_ml
-    for k, o in res.observed.items():
-        assert np.all(res.tables()[k][o > 0] >= np.exp(-8.0) * (1 - 1e-12))
     lay = _Layout(data, "C", pa, None)
-    assert_allclose(lay.tmd.evaluate(lay.from_tables(res.tables(), lay.tmd.observed)).cll, res.cll, atol=1e-9)
-    again = fit_tm(data, "C", pa, solver="lbfgs", init=res.counts, max_iter=5, warn=False)
-    assert again.cll_ml == pytest.approx(res.cll, abs=1e-9)
+    for every in (1, 3):  # every iterate checked, or lazily (the result rolls back to the last checked one)
+        monkeypatch.setattr(tm_mod, "_RANGE_CHECK_EVERY", every)
+        with pytest.warns(Warning, match="separable"):
+            res = fit_tm(data, "C", pa, solver="lbfgs", tol=0.0, max_iter=5000)
+        assert res.stop_reason == "range"
+        assert res.converged
+        assert res.n_iter > 0
+        assert res.n_iter == len(res.step_sizes) == len(res.cll_trace) - 1
+        assert np.all(np.diff(res.cll_trace) >= 0)
+        assert res.cll > res.cll_ml
+        for k, o in res.observed.items():
+            assert np.all(res.tables()[k][o > 0] >= np.exp(-8.0) * (1 - 1e-12))
+        flat = lay.from_tables(res.tables(), lay.tmd.observed)
+        assert_allclose(lay.tmd.evaluate(flat).cll, res.cll, atol=1e-9)
+        again = fit_tm(data, "C", pa, solver="lbfgs", init=res.counts, max_iter=5, warn=False)
+        assert again.cll_ml == pytest.approx(res.cll, abs=1e-9)
 
 
 def test_structural_tm_lbfgs_warm_start_on_separable_data():
