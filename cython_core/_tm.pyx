@@ -418,3 +418,101 @@ def tm_observed(const intp_t[:, ::1] idx, const float64_t[:, ::1] W, float64_t[:
                 base = idx[u, b]
                 for c in range(K):
                     out[base + c] += wp[c]
+
+
+def tm_normalise_log_linear(const float64_t[::1] beta,
+                            const intp_t[::1] blk_offsets,
+                            const intp_t[::1] blk_r,
+                            const intp_t[::1] blk_q,
+                            intp_t K,
+                            const intp_t[::1] order,
+                            const intp_t[::1] hosts,
+                            const intp_t[::1] src_offsets,
+                            const intp_t[::1] src,
+                            float64_t[::1] out):
+    """Normalised log-parameters with the same ``p(c | x)`` as the log-linear weights ``beta`` (the kernel of
+    ``pgmpy_ext.parameters._tm._normalise_log_linear``).
+
+    Blocks are processed in ``order`` (each before its host): block ``b`` is normalised over its child in every
+    slice ``(pi, c)`` (a slice of ``-inf`` becomes a uniform column and gives ``a = 0``), and its log-normaliser
+    ``a[pi, c]`` is added to every cell ``t`` of block ``hosts[k]`` as ``a[src[src_offsets[k] + t]]`` (host 0 = the
+    class prior, then ``src`` maps its K cells to ``c``). The class prior is normalised last.
+
+    Parameters
+    ----------
+    beta : float64 (S,), IN. Log-linear weights (class-last layout); ``-inf`` allowed (structural zeros).
+    blk_offsets, blk_r, blk_q, K : block layout as in :func:`tm_log_theta`.
+    order, hosts : intp (P,), IN. Child blocks (>= 1) in processing order and their host blocks.
+    src_offsets : intp (P + 1,), IN. Segment of ``src`` for each entry; its length is the host block's size.
+    src : intp, IN. Index into the ``q_b * K`` normalisers of the entry's block, per host cell.
+    out : float64 (S,), OUT.
+    """
+    cdef intp_t S = beta.shape[0]
+    cdef intp_t P = order.shape[0]
+    cdef intp_t B = blk_r.shape[0]
+    if out.shape[0] != S:
+        raise ValueError(f"out has length {out.shape[0]}, expected {S}.")
+    _check_blocks(blk_offsets, blk_r, blk_q, K, S)
+    if hosts.shape[0] != P or src_offsets.shape[0] != P + 1 or src_offsets[P] != src.shape[0]:
+        raise ValueError("order, hosts, src_offsets and src are inconsistent.")
+    cdef intp_t k, b, h, hsize, t, p, c, x, r, q, base, pos, qmax = 1
+    for k in range(P):
+        b = order[k]
+        h = hosts[k]
+        if not (1 <= b < B) or not (0 <= h < B) or h == b:
+            raise ValueError(f"entry {k}: block {b} with host {h} is out of range.")
+        hsize = blk_offsets[h + 1] - blk_offsets[h]
+        if src_offsets[k + 1] - src_offsets[k] != hsize:
+            raise ValueError(f"entry {k}: {src_offsets[k + 1] - src_offsets[k]} src indices, expected {hsize}.")
+        for t in range(src_offsets[k], src_offsets[k + 1]):
+            if not (0 <= src[t] < blk_q[b] * K):
+                raise ValueError(f"src[{t}] = {src[t]} is outside 0..{blk_q[b] * K - 1}.")
+        if blk_q[b] > qmax:
+            qmax = blk_q[b]
+    a_np = np.empty(qmax * K, dtype=np.float64)
+    cdef float64_t[::1] a = a_np
+    cdef double m, acc, v
+    with nogil:
+        for t in range(S):
+            out[t] = beta[t]
+        for k in range(P):
+            b = order[k]
+            h = hosts[k]
+            base = blk_offsets[b]
+            r = blk_r[b]
+            q = blk_q[b]
+            for p in range(q):
+                for c in range(K):
+                    pos = base + p * K + c
+                    m = -INFINITY
+                    for x in range(r):
+                        v = out[pos + x * q * K]
+                        if v > m:
+                            m = v
+                    if m == -INFINITY:  # nothing finite: a uniform column, nothing passed up
+                        m = -log(<double>r)
+                        for x in range(r):
+                            out[pos + x * q * K] = m
+                        a[p * K + c] = 0.0
+                    else:
+                        acc = 0.0
+                        for x in range(r):
+                            acc += exp(out[pos + x * q * K] - m)
+                        m += log(acc)
+                        for x in range(r):
+                            out[pos + x * q * K] -= m
+                        a[p * K + c] = m
+            base = blk_offsets[h]
+            for t in range(blk_offsets[h + 1] - base):
+                out[base + t] += a[src[src_offsets[k] + t]]
+        m = -INFINITY
+        for c in range(K):
+            if out[c] > m:
+                m = out[c]
+        if m != -INFINITY:
+            acc = 0.0
+            for c in range(K):
+                acc += exp(out[c] - m)
+            m += log(acc)
+            for c in range(K):
+                out[c] -= m

@@ -53,9 +53,9 @@ _SCALE_POWER = {"log_linear": 0.5, "log_counts": 0.25}
 #: Smallest normalised log-parameter an lbfgs result may have (log 1e-300): on (nearly) separable data the optimum
 #: is at infinity, and a parameter below ~1e-308 would be exported as an exact 0 (and break warm starts).
 _LOG_THETA_MIN = float(np.log(1e-300))
-#: The range is checked every this many lbfgs iterations and at the end (each check may cost a normalisation);
+#: The range is checked every this many lbfgs iterations and at the end (a normalisation kernel call, microseconds);
 #: when the end fails, the result is the last checked iterate.
-_RANGE_CHECK_EVERY = 8
+_RANGE_CHECK_EVERY = 1
 _LBFGS_COORDS = "auto"  # "auto": log-linear when every block has a host, else log-counts; "log_counts": always
 
 
@@ -368,6 +368,7 @@ def _fit_lbfgs(lay: _Layout, T: np.ndarray, frozen: np.ndarray, cll0: float, tol
     tmd = lay.tmd
     O = tmd.observed  # noqa: E741
     plan = _host_plan(tmd) if _LBFGS_COORDS != "log_counts" else None
+    compiled = _compile_host_plan(tmd, plan) if plan is not None else None
     lt = np.empty(tmd.size, dtype=np.float64)
     grad = np.empty(tmd.size, dtype=np.float64)
     if plan is not None:
@@ -410,7 +411,7 @@ def _fit_lbfgs(lay: _Layout, T: np.ndarray, frozen: np.ndarray, cll0: float, tol
     def counts_of(z):
         x[free] = z / d
         if plan is not None:
-            _normalise_log_linear(tmd, x, plan, lt)
+            _normalise_log_linear_fast(tmd, x, compiled, lt)
         else:
             tmd.log_theta_from_log_counts(x, out=lt)
         return np.exp(lt) * scale
@@ -426,7 +427,7 @@ def _fit_lbfgs(lay: _Layout, T: np.ndarray, frozen: np.ndarray, cll0: float, tol
             if u.size == 0 or float(np.max(np.abs(u))) <= beta_bound:
                 return True
             x[free] = u
-            _normalise_log_linear(tmd, x, plan, lt)
+            _normalise_log_linear_fast(tmd, x, compiled, lt)
         else:
             x[free] = z / d
             tmd.log_theta_from_log_counts(x, out=lt)
@@ -549,6 +550,44 @@ def _host_plan(tmd: TMData):
         expand = [i for i, v in enumerate(haxes) if v not in pa]
         plan.append((b, host[b], (perm, expand)))
     return plan
+
+
+def _compile_host_plan(tmd: TMData, plan) -> tuple:
+    """Arrays of :func:`_host_plan` for the kernel ``_tm.tm_normalise_log_linear``: ``(order, hosts, src_offsets,
+    src)``, where ``src`` maps every cell of an entry's host block to the child's normaliser ``a[pi_b, c]``."""
+    K = tmd.n_classes
+    order, hosts, srcs = [], [], []
+    for b, h, axes in plan:
+        order.append(b)
+        hosts.append(h)
+        if h == 0:
+            srcs.append(np.arange(K, dtype=np.intp))
+            continue
+        perm, expand = axes
+        pa_shape = tmd.cards[b - 1][1:]  # the child's other parents, in family order
+        host_shape = (*tmd.cards[h - 1], K)
+        coords = np.indices(host_shape, dtype=np.intp).reshape(len(host_shape), -1)
+        kept = [ax for ax in range(len(host_shape) - 1) if ax not in expand]  # host axes that are parents of b
+        # perm lists, in host order, the positions of b's parents within pa_b (then the class)
+        pos_in_pa = perm[:-1]
+        idx = [None] * len(pa_shape)
+        for ax, j in zip(kept, pos_in_pa):
+            idx[j] = coords[ax]
+        flat = np.ravel_multi_index((*idx, coords[-1]), (*pa_shape, K)) if pa_shape else coords[-1]
+        srcs.append(np.ascontiguousarray(flat, dtype=np.intp))
+    offsets = np.zeros(len(srcs) + 1, dtype=np.intp)
+    offsets[1:] = np.cumsum([len(x) for x in srcs])
+    src = np.concatenate(srcs) if srcs else np.zeros(0, dtype=np.intp)
+    return (np.asarray(order, dtype=np.intp), np.asarray(hosts, dtype=np.intp), offsets,
+            np.ascontiguousarray(src, dtype=np.intp))
+
+
+def _normalise_log_linear_fast(tmd: TMData, beta: np.ndarray, compiled: tuple, out: np.ndarray) -> np.ndarray:
+    """:func:`_normalise_log_linear` in the kernel (``compiled`` from :func:`_compile_host_plan`)."""
+    from pgmpy_ext._core import _tm
+
+    _tm.tm_normalise_log_linear(beta, tmd.blk_offsets, tmd.blk_r, tmd.blk_q, tmd.n_classes, *compiled, out)
+    return out
 
 
 def _normalise_log_linear(tmd: TMData, beta: np.ndarray, plan, out: np.ndarray) -> np.ndarray:

@@ -357,3 +357,25 @@ def test_structural_tm_lbfgs_warm_start_on_separable_data():
     for res in (warm.estimator_.result_, cold.estimator_.result_):
         for k, o in res.observed.items():
             assert np.all(res.counts[k][o > 0] > 0)
+
+
+@pytest.mark.parametrize("structure", ["nb", "tan", "kdb2"])
+def test_normalisation_kernel_equals_numpy_reference(structure):
+    from pgmpy_ext.parameters._tm import _compile_host_plan, _normalise_log_linear_fast
+
+    data = encode(noisy_multinomial(seed=12))
+    pa = {"nb": nb_parents(FEATS),
+          "tan": {"C": [], "X0": ["C"], "X1": ["C", "X0"], "X2": ["C", "X1"], "X3": ["C", "X1"]},
+          "kdb2": {"C": [], "X0": ["C"], "X1": ["C", "X0"], "X2": ["C", "X1"], "X3": ["C", "X2", "X1"]}}[structure]
+    tmd = _Layout(data, "C", pa, None).tmd
+    plan = _host_plan(tmd)
+    rng = np.random.default_rng(3)
+    beta = rng.normal(0, 3, tmd.size)
+    beta[rng.random(tmd.size) < 0.15] = -np.inf
+    blk = tmd.block(beta, tmd.n_blocks - 1)
+    blk[:, 0, ...] = -np.inf  # whole slices without a finite entry: uniform columns
+    ref = _normalise_log_linear(tmd, beta, plan, np.empty(tmd.size))
+    got = _normalise_log_linear_fast(tmd, beta, _compile_host_plan(tmd, plan), np.empty(tmd.size))
+    assert np.array_equal(np.isfinite(ref), np.isfinite(got))
+    fin = np.isfinite(ref)
+    assert_allclose(got[fin], ref[fin], rtol=0, atol=1e-12)
