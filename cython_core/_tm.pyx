@@ -53,6 +53,28 @@ def _check_blocks(const intp_t[::1] blk_offsets, const intp_t[::1] blk_r, const 
                              f"{blk_r[b] * blk_q[b] * K}.")
 
 
+cdef inline double _log_normalise(const float64_t* src, float64_t* dst, intp_t n, intp_t stride) noexcept nogil:
+    """``dst[i * stride] = src[i * stride] - logsumexp(src)`` over ``n`` strided entries (``src`` may be ``dst``);
+    returns the log-normaliser, or ``-inf`` after writing a uniform column (``-log n``) when no entry is finite."""
+    cdef intp_t i
+    cdef double m = -INFINITY
+    cdef double acc = 0.0
+    for i in range(n):
+        if src[i * stride] > m:
+            m = src[i * stride]
+    if m == -INFINITY:
+        acc = -log(<double>n)
+        for i in range(n):
+            dst[i * stride] = acc
+        return -INFINITY
+    for i in range(n):
+        acc += exp(src[i * stride] - m)
+    m += log(acc)
+    for i in range(n):
+        dst[i * stride] = src[i * stride] - m
+    return m
+
+
 def tm_log_theta(const float64_t[::1] counts,
                  const intp_t[::1] blk_offsets,
                  const intp_t[::1] blk_r,
@@ -284,52 +306,27 @@ def tm_log_softmax(const float64_t[::1] log_counts,
     if log_theta.shape[0] != S:
         raise ValueError(f"log_theta has length {log_theta.shape[0]}, expected len(log_counts) = {S}.")
     _check_blocks(blk_offsets, blk_r, blk_q, K, S)
-    cdef intp_t b, x, p, c, r, q, base, j, pos
-    cdef double m, acc, v
+    cdef intp_t b, p, c, q, base, j
+    cdef double v
     cdef bint legal = True
+    cdef const float64_t* src = &log_counts[0]
+    cdef float64_t* dst = &log_theta[0]
     with nogil:
         for j in range(S):
-            v = log_counts[j]
+            v = src[j]
             if v != v or v == INFINITY:
                 legal = False
                 break
         if legal:
-            m = -INFINITY
-            for c in range(K):
-                if log_counts[c] > m:
-                    m = log_counts[c]
-            if m == -INFINITY:
+            if _log_normalise(src, dst, K, 1) == -INFINITY:
                 legal = False
             else:
-                acc = 0.0
-                for c in range(K):
-                    acc += exp(log_counts[c] - m)
-                m += log(acc)
-                for c in range(K):
-                    log_theta[c] = log_counts[c] - m
                 for b in range(1, B):
                     base = blk_offsets[b]
-                    r = blk_r[b]
                     q = blk_q[b]
                     for p in range(q):
-                        for c in range(K):
-                            pos = base + p * K + c
-                            m = -INFINITY
-                            for x in range(r):
-                                v = log_counts[pos + x * q * K]
-                                if v > m:
-                                    m = v
-                            if m == -INFINITY:  # no counts in this parent configuration: uniform column
-                                m = -log(<double>r)
-                                for x in range(r):
-                                    log_theta[pos + x * q * K] = m
-                            else:
-                                acc = 0.0
-                                for x in range(r):
-                                    acc += exp(log_counts[pos + x * q * K] - m)
-                                m += log(acc)
-                                for x in range(r):
-                                    log_theta[pos + x * q * K] = log_counts[pos + x * q * K] - m
+                        for c in range(K):  # slice (p, c): blk_r[b] entries, stride q * K
+                            _log_normalise(src + base + p * K + c, dst + base + p * K + c, blk_r[b], q * K)
     return bool(legal)
 
 
@@ -455,7 +452,7 @@ def tm_normalise_log_linear(const float64_t[::1] beta,
     _check_blocks(blk_offsets, blk_r, blk_q, K, S)
     if hosts.shape[0] != P or src_offsets.shape[0] != P + 1 or src_offsets[P] != src.shape[0]:
         raise ValueError("order, hosts, src_offsets and src are inconsistent.")
-    cdef intp_t k, b, h, hsize, t, p, c, x, r, q, base, pos, qmax = 1
+    cdef intp_t k, b, h, hsize, t, p, c, q, base, qmax = 1
     for k in range(P):
         b = order[k]
         h = hosts[k]
@@ -471,48 +468,20 @@ def tm_normalise_log_linear(const float64_t[::1] beta,
             qmax = blk_q[b]
     a_np = np.empty(qmax * K, dtype=np.float64)
     cdef float64_t[::1] a = a_np
-    cdef double m, acc, v
+    cdef double lse
+    cdef float64_t* o = &out[0]
     with nogil:
         for t in range(S):
-            out[t] = beta[t]
+            o[t] = beta[t]
         for k in range(P):
             b = order[k]
-            h = hosts[k]
             base = blk_offsets[b]
-            r = blk_r[b]
             q = blk_q[b]
             for p in range(q):
-                for c in range(K):
-                    pos = base + p * K + c
-                    m = -INFINITY
-                    for x in range(r):
-                        v = out[pos + x * q * K]
-                        if v > m:
-                            m = v
-                    if m == -INFINITY:  # nothing finite: a uniform column, nothing passed up
-                        m = -log(<double>r)
-                        for x in range(r):
-                            out[pos + x * q * K] = m
-                        a[p * K + c] = 0.0
-                    else:
-                        acc = 0.0
-                        for x in range(r):
-                            acc += exp(out[pos + x * q * K] - m)
-                        m += log(acc)
-                        for x in range(r):
-                            out[pos + x * q * K] -= m
-                        a[p * K + c] = m
-            base = blk_offsets[h]
-            for t in range(blk_offsets[h + 1] - base):
-                out[base + t] += a[src[src_offsets[k] + t]]
-        m = -INFINITY
-        for c in range(K):
-            if out[c] > m:
-                m = out[c]
-        if m != -INFINITY:
-            acc = 0.0
-            for c in range(K):
-                acc += exp(out[c] - m)
-            m += log(acc)
-            for c in range(K):
-                out[c] -= m
+                for c in range(K):  # nothing finite: a uniform column, nothing passed up
+                    lse = _log_normalise(o + base + p * K + c, o + base + p * K + c, blk_r[b], q * K)
+                    a[p * K + c] = 0.0 if lse == -INFINITY else lse
+            base = blk_offsets[hosts[k]]
+            for t in range(blk_offsets[hosts[k] + 1] - base):
+                o[base + t] += a[src[src_offsets[k] + t]]
+        _log_normalise(o, o, K, 1)

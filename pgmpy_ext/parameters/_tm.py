@@ -53,9 +53,6 @@ _SCALE_POWER = {"log_linear": 0.5, "log_counts": 0.25}
 #: Smallest normalised log-parameter an lbfgs result may have (log 1e-300): on (nearly) separable data the optimum
 #: is at infinity, and a parameter below ~1e-308 would be exported as an exact 0 (and break warm starts).
 _LOG_THETA_MIN = float(np.log(1e-300))
-#: The range is checked every this many lbfgs iterations and at the end (a normalisation kernel call, microseconds);
-#: when the end fails, the result is the last checked iterate.
-_RANGE_CHECK_EVERY = 1
 _LBFGS_COORDS = "auto"  # "auto": log-linear when every block has a host, else log-counts; "log_counts": always
 
 
@@ -408,33 +405,22 @@ def _fit_lbfgs(lay: _Layout, T: np.ndarray, frozen: np.ndarray, cll0: float, tol
             tmd.log_count_gradient(O - ev.expected, lt, out=grad)
         return -ev.cll, -grad[free] / d
 
-    def counts_of(z):
+    def log_theta_of(z):
+        """Normalised log-parameters of the iterate ``z`` (written into ``lt``)."""
         x[free] = z / d
         if plan is not None:
-            _normalise_log_linear_fast(tmd, x, compiled, lt)
-        else:
-            tmd.log_theta_from_log_counts(x, out=lt)
-        return np.exp(lt) * scale
+            return _normalise_log_linear(tmd, x, compiled, lt)
+        return tmd.log_theta_from_log_counts(x, out=lt)[0]
 
-    z0 = x[free] * d
-    # cheap sufficient condition for in_range (log-linear): |beta| <= M gives log theta >= -2 M B - sum log r
-    slack = -_LOG_THETA_MIN - float(np.log(tmd.blk_r).sum() + np.log(tmd.n_classes))
-    beta_bound = slack / (2.0 * tmd.n_blocks)
+    def counts_of(z):
+        return np.exp(log_theta_of(z)) * scale
 
     def in_range(z):
-        if plan is not None:
-            u = z / d
-            if u.size == 0 or float(np.max(np.abs(u))) <= beta_bound:
-                return True
-            x[free] = u
-            _normalise_log_linear_fast(tmd, x, compiled, lt)
-        else:
-            x[free] = z / d
-            tmd.log_theta_from_log_counts(x, out=lt)
-        return bool(np.min(lt[free], initial=0.0) >= _LOG_THETA_MIN)
+        return bool(np.min(log_theta_of(z)[free], initial=0.0) >= _LOG_THETA_MIN)
+
+    z0 = x[free] * d
     trace, steps, elapsed = [cll0], [], [time.perf_counter() - t_start]
-    state = {"z": z0, "reason": None, "ok": 0}
-    zs = {0: z0}  # iterates since the last range check (older ones are dropped)
+    state = {"z": z0, "reason": None}
 
     def on_iteration(intermediate_result):
         z = np.array(intermediate_result.x, dtype=np.float64)
@@ -442,20 +428,14 @@ def _fit_lbfgs(lay: _Layout, T: np.ndarray, frozen: np.ndarray, cll0: float, tol
         if not c >= trace[-1]:  # never record a decrease (L-BFGS-B's line search ensures one; belt and braces)
             state["reason"] = "stalled"
             raise StopIteration
-        # keep only iterates every parameter of which a float64 CPT can hold (checked lazily, see _RANGE_CHECK_EVERY)
-        if callback is not None or (len(steps) + 1) % _RANGE_CHECK_EVERY == 0:
-            if not in_range(z):
-                state["reason"] = "range"
-                raise StopIteration
-            state["ok"] = len(steps) + 1
-            for key in [q for q in zs if q < state["ok"]]:
-                del zs[key]
+        if not in_range(z):  # keep only iterates every parameter of which a float64 CPT can hold
+            state["reason"] = "range"
+            raise StopIteration
         steps.append(float(np.linalg.norm(z - state["z"])))
         change = c - trace[-1]
         trace.append(c)
         elapsed.append(time.perf_counter() - t_start)
         state["z"] = z
-        zs[len(steps)] = z
         if callback is not None:
             callback(len(steps), lay.to_tables(counts_of(z)), c)
         if abs(change) < tol or change == 0.0:
@@ -470,17 +450,10 @@ def _fit_lbfgs(lay: _Layout, T: np.ndarray, frozen: np.ndarray, cll0: float, tol
                        options={"maxiter": int(max_iter) + 1, "maxfun": 50 * int(max_iter) + 100, "ftol": 0.0,
                                 "gtol": 0.0, "maxls": 50, "maxcor": _LBFGS_MEMORY})
         reason = state["reason"]
-        if reason != "range" and state["ok"] < len(steps) and not in_range(state["z"]):
-            reason = "range"
-        if reason == "range":  # back to the last iterate known to be in range
-            k = state["ok"]
-            state["z"] = zs[k]
-            del trace[k + 1:], steps[k:], elapsed[k + 1:]
-            if warn:
-                warnings.warn("L-BFGS stopped where a further step would push a parameter below 1e-300 (the data are "
-                              "(nearly) separable: the conditional-likelihood optimum is at infinity); the last "
-                              f"iterate within range is kept (CLL {trace[-1]:.6g}).", ConvergenceWarning,
-                              stacklevel=3)
+        if reason == "range" and warn:  # the last iterate (state["z"]) is within range
+            warnings.warn("L-BFGS stopped where a further step would push a parameter below 1e-300 (the data are "
+                          "(nearly) separable: the conditional-likelihood optimum is at infinity); the last "
+                          f"iterate within range is kept (CLL {trace[-1]:.6g}).", ConvergenceWarning, stacklevel=3)
         if reason is None:  # L-BFGS-B stopped by itself: zero gradient (0), budget (1) or failed line search (2)
             reason = {0: "tol", 1: "max_iter"}.get(int(res.status), "stalled")
     else:
@@ -582,36 +555,13 @@ def _compile_host_plan(tmd: TMData, plan) -> tuple:
             np.ascontiguousarray(src, dtype=np.intp))
 
 
-def _normalise_log_linear_fast(tmd: TMData, beta: np.ndarray, compiled: tuple, out: np.ndarray) -> np.ndarray:
-    """:func:`_normalise_log_linear` in the kernel (``compiled`` from :func:`_compile_host_plan`)."""
+def _normalise_log_linear(tmd: TMData, beta: np.ndarray, compiled: tuple, out: np.ndarray) -> np.ndarray:
+    """Normalised log-parameters with the same ``p(c | x)`` as the log-linear weights ``beta`` (see
+    :func:`_host_plan`; ``compiled`` from :func:`_compile_host_plan`); slices that are entirely ``-inf`` get a
+    uniform column. Kernel ``_tm.tm_normalise_log_linear``."""
     from pgmpy_ext._core import _tm
 
     _tm.tm_normalise_log_linear(beta, tmd.blk_offsets, tmd.blk_r, tmd.blk_q, tmd.n_classes, *compiled, out)
-    return out
-
-
-def _normalise_log_linear(tmd: TMData, beta: np.ndarray, plan, out: np.ndarray) -> np.ndarray:
-    """Normalised log-parameters with the same ``p(c | x)`` as the log-linear weights ``beta`` (see
-    :func:`_host_plan`); slices that are entirely ``-inf`` get a uniform column."""
-    from scipy.special import logsumexp
-
-    out[...] = beta
-    for b, h, axes in plan:
-        blk = tmd.block(out, b)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            a = logsumexp(blk, axis=0)  # (*pa, K)
-        empty = ~np.isfinite(a)
-        a = np.where(empty, 0.0, a)
-        blk -= a
-        if empty.any():
-            blk[:, empty] = -np.log(blk.shape[0])
-        if h == 0:
-            tmd.block(out, 0)[...] += a
-        else:
-            perm, expand = axes
-            tmd.block(out, h)[...] += np.expand_dims(a.transpose(perm), tuple(expand))
-    prior = tmd.block(out, 0)
-    prior -= logsumexp(prior)
     return out
 
 

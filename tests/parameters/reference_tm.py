@@ -376,3 +376,27 @@ def moment_space_tm(X, y, cards, K, parents, n_iter):
 
     us, trace = moment_tm(u0, theta_of, estats_of, n_iter)(np.eye(K)[y])
     return [counts_of(u) for u in us], trace
+
+
+def normalise_log_linear(tmd, beta: np.ndarray, plan, out: np.ndarray) -> np.ndarray:
+    """Normalised log-parameters with the same ``p(c | x)`` as the log-linear weights ``beta`` (see
+    ``pgmpy_ext.parameters._tm._host_plan``); slices that are entirely ``-inf`` get a uniform column. numpy reference
+    of the kernel ``_tm.tm_normalise_log_linear``."""
+    out[...] = beta
+    for b, h, axes in plan:
+        blk = tmd.block(out, b)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            a = logsumexp(blk, axis=0)  # (*pa, K)
+        empty = ~np.isfinite(a)
+        a = np.where(empty, 0.0, a)
+        blk -= a
+        if empty.any():
+            blk[:, empty] = -np.log(blk.shape[0])
+        if h == 0:
+            tmd.block(out, 0)[...] += a
+        else:
+            perm, expand = axes
+            tmd.block(out, h)[...] += np.expand_dims(a.transpose(perm), tuple(expand))
+    prior = tmd.block(out, 0)
+    prior -= logsumexp(prior)
+    return out
