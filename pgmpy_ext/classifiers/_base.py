@@ -15,31 +15,16 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_scalar
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, DiscreteParameterEstimator
-from pgmpy_ext.data import EncodedData, encode
+from pgmpy_ext.data import EncodedData, as_frame, encode
 from pgmpy_ext.models import BatchPosterior, build_network
 from pgmpy_ext.stats import log_joint_batch
 from pgmpy_ext.structure._base import ClassifierStructure
-from pgmpy_ext.utils import check_generator
+from pgmpy_ext.utils import LOG_PROB_FLOOR, LOG_TINY, check_generator
 
 __all__ = ["BNClassifierBase", "LOG_PROB_FLOOR", "as_frame"]
-
-#: log-probabilities are floored here at prediction time (seed 000 D5), so a zero maximum-likelihood estimate
-#: cannot make every class impossible and argmax stays defined. exp(-690.8) = 1e-300.
-LOG_PROB_FLOOR = float(np.log(1e-300))
-#: Smallest log posterior reported by ``predict_log_proba``: log of the smallest normal double.
-LOG_TINY = float(np.log(np.finfo(np.float64).tiny))
-
-
-def as_frame(X) -> pd.DataFrame:
-    """A DataFrame passes through unchanged (never modified); anything else goes through ``check_array`` and gets
-    columns ``x0, x1, ...``."""
-    if isinstance(X, pd.DataFrame):
-        return X
-    arr = check_array(X, dtype=None, accept_sparse=False, ensure_all_finite=False)
-    return pd.DataFrame(arr, columns=[f"x{i}" for i in range(arr.shape[1])])
 
 
 def _check_targets(y) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,58 @@
+"""Numerical helpers shared by every learner: log floors, log-sum-exp over rows, column normalisation.
+
+One definition each, so that classifiers, clusterers, parameter estimators and the model builders round and floor
+the same way (the kernels' own inline twins live in ``cython_core/_mathutils.pxd``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["LOG_PROB_FLOOR", "LOG_TINY", "logsumexp_rows", "log_normalize_rows", "normalize_columns"]
+
+#: Log-probabilities are floored here at prediction time (seed 000 decision D5), so a zero maximum-likelihood
+#: estimate cannot make every class impossible and argmax stays defined. exp(-690.8) = 1e-300.
+LOG_PROB_FLOOR = float(np.log(1e-300))
+#: Smallest log posterior reported by ``predict_log_proba``: log of the smallest normal double, so that
+#: ``predict_proba == exp(predict_log_proba)`` has no zeros where the log is finite.
+LOG_TINY = float(np.log(np.finfo(np.float64).tiny))
+
+
+def logsumexp_rows(a: np.ndarray) -> np.ndarray:
+    """``log(sum_k exp(a[r, k]))`` for every row of a 2-D array, shape (n_rows,).
+
+    The row maximum is subtracted before ``exp``; a row of ``-inf`` gives ``-inf`` (with the NaN warning of
+    ``-inf - -inf`` silenced, the result is NaN only if the row holds NaN or ``+inf``)."""
+    m = a.max(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        return (m + np.log(np.exp(a - m).sum(axis=1, keepdims=True)))[:, 0]
+
+
+def log_normalize_rows(a: np.ndarray, *, floor: float | None = None) -> np.ndarray:
+    """``a - logsumexp_rows(a)[:, None]``: joint log-probabilities -> log posteriors (a new array).
+
+    ``floor`` (e.g. :data:`LOG_TINY`) raises every entry to at least that value."""
+    out = a - logsumexp_rows(a)[:, None]
+    if floor is not None:
+        np.maximum(out, floor, out=out)
+    return out
+
+
+def normalize_columns(table: np.ndarray, alpha: float = 0.0) -> np.ndarray:
+    """A (r, q) count table -> columns ``(counts + alpha) / sum``; all-zero columns become uniform ``1 / r``.
+
+    This is pgmpy ``DiscreteMLE``'s rule for parent configurations never seen in the data. Returns a new float64
+    array; the input is not modified.
+
+    >>> normalize_columns(np.array([[2.0, 0.0], [6.0, 0.0]])).tolist()
+    [[0.25, 0.5], [0.75, 0.5]]
+    >>> normalize_columns(np.array([[0.0], [2.0]]), alpha=1.0).tolist()
+    [[0.25], [0.75]]
+    """
+    t = table + alpha if alpha > 0 else np.asarray(table, dtype=np.float64).copy()
+    s = t.sum(axis=0, keepdims=True)
+    zero = s == 0
+    if zero.any():
+        t[:, zero[0]] = 1.0
+        s = t.sum(axis=0, keepdims=True)
+    return t / s
