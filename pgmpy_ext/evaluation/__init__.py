@@ -18,12 +18,13 @@ from pgmpy_ext.evaluation._metrics import (
     accuracy,
     cluster_class_mapping,
     clustering_accuracy,
-    conditional_log_likelihood,
+    conditional_log_likelihood,  # the former name of conditional_log_likelihood_score (not in __all__)
+    conditional_log_likelihood_score,
     joint_log_proba,
-    log_likelihood,
+    log_likelihood_score,
 )
 from pgmpy_ext.evaluation._plots import plot_accuracy_comparison, plot_critical_difference, plot_sbn_monitor
-from pgmpy_ext.evaluation._stats import (
+from pgmpy_ext.evaluation._significance import (
     NEMENYI_Q,
     RANK_DECIMALS,
     FriedmanResult,
@@ -43,8 +44,9 @@ from pgmpy_ext.evaluation._stats import (
 __all__ = [
     "CV_PROTOCOLS", "NEMENYI_Q", "PROBA_FLOOR", "RANK_DECIMALS", "RESULT_COLUMNS", "FriedmanResult",
     "MannWhitneyResult", "Split", "TTestResult", "WilcoxonResult", "accuracy", "cluster_class_mapping",
-    "clustering_accuracy", "conditional_log_likelihood", "cross_validate_learners", "friedman_test",
-    "joint_log_proba", "log_likelihood", "make_splits", "mann_whitney_u", "nemenyi_critical_difference", "nemenyi_q",
+    "clustering_accuracy", "conditional_log_likelihood_score", "cross_validate_learners", "friedman_test",
+    "joint_log_proba", "log_likelihood_score", "make_splits", "mann_whitney_u", "nemenyi_critical_difference",
+    "nemenyi_q",
     "paired_t_test", "pairwise_tests", "plot_accuracy_comparison", "plot_critical_difference", "plot_sbn_monitor",
     "summarize", "unpaired_t_test", "wilcoxon_signed_rank",
 ]

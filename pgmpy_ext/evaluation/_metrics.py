@@ -17,8 +17,8 @@ from scipy.optimize import linear_sum_assignment
 
 from pgmpy_ext.utils import check_option
 
-__all__ = ["PROBA_FLOOR", "accuracy", "cluster_class_mapping", "clustering_accuracy", "conditional_log_likelihood",
-           "joint_log_proba", "log_likelihood"]
+__all__ = ["PROBA_FLOOR", "accuracy", "cluster_class_mapping", "clustering_accuracy",
+           "conditional_log_likelihood_score", "joint_log_proba", "log_likelihood_score"]
 
 logger = logging.getLogger(__name__)
 
@@ -103,8 +103,8 @@ def accuracy(y_true, y_pred) -> float:
     return float(np.mean(t == p))
 
 
-def conditional_log_likelihood(y_true, proba, classes, *, floor: float = PROBA_FLOOR, reduce: str = "sum",
-                               log: bool = False):
+def conditional_log_likelihood_score(y_true, proba, classes, *, floor: float = PROBA_FLOOR, reduce: str = "sum",
+                                     log: bool = False):
     r"""Conditional log-likelihood of the true classes, ``sum_d log p(c_d | x_d)`` (seed 001 Eq. 3.8).
 
     Parameters
@@ -128,6 +128,11 @@ def conditional_log_likelihood(y_true, proba, classes, *, floor: float = PROBA_F
     -------
     float, or ndarray of shape (n_samples,) when ``reduce="none"``.
 
+    See Also
+    --------
+    pgmpy_ext.stats.conditional_log_likelihood : the kernel-level CLL of a compiled network on codes (with its
+        gradient), used by the TM learners; this function scores any classifier's predicted probabilities.
+
     Notes
     -----
     .. math:: \mathrm{CLL} = \sum_{d=1}^{N} \log \max\big(p(c^{(d)} \mid x^{(d)}), \varepsilon\big),
@@ -136,9 +141,9 @@ def conditional_log_likelihood(y_true, proba, classes, *, floor: float = PROBA_F
     Examples
     --------
     >>> import numpy as np
-    >>> round(conditional_log_likelihood(["a", "b"], [[0.5, 0.5], [0.2, 0.8]], ["a", "b"]), 6)
+    >>> round(conditional_log_likelihood_score(["a", "b"], [[0.5, 0.5], [0.2, 0.8]], ["a", "b"]), 6)
     -0.916291
-    >>> round(conditional_log_likelihood(["a"], [[0.0, 1.0]], ["a", "b"]), 2)  # floored at 1e-300
+    >>> round(conditional_log_likelihood_score(["a"], [[0.0, 1.0]], ["a", "b"]), 2)  # floored at 1e-300
     -690.78
     """
     if not (0.0 < floor <= 1.0):
@@ -156,7 +161,12 @@ def conditional_log_likelihood(y_true, proba, classes, *, floor: float = PROBA_F
     return _reduce(values, reduce)
 
 
-def log_likelihood(y_true, joint_log_proba, classes, *, floor: float = PROBA_FLOOR, reduce: str = "sum"):
+#: The former name of :func:`conditional_log_likelihood_score`, kept because notebook 02 imports it; it is not in
+#: ``__all__`` (``pgmpy_ext.stats.conditional_log_likelihood`` is the kernel wrapper of the same name).
+conditional_log_likelihood = conditional_log_likelihood_score
+
+
+def log_likelihood_score(y_true, joint_log_proba, classes, *, floor: float = PROBA_FLOOR, reduce: str = "sum"):
     r"""Joint log-likelihood of the data, ``sum_d log p(c_d, x_d)`` (seed 001 Eq. 3.7).
 
     Parameters
@@ -182,7 +192,7 @@ def log_likelihood(y_true, joint_log_proba, classes, *, floor: float = PROBA_FLO
     --------
     >>> import numpy as np
     >>> lj = np.log([[0.1, 0.3], [0.4, 0.2]])
-    >>> round(log_likelihood(["b", "a"], lj, ["a", "b"]), 6), round(float(np.log(0.3) + np.log(0.4)), 6)
+    >>> round(log_likelihood_score(["b", "a"], lj, ["a", "b"]), 6), round(float(np.log(0.3) + np.log(0.4)), 6)
     (-2.120264, -2.120264)
     """
     if not (0.0 < floor <= 1.0):
@@ -226,7 +236,7 @@ def joint_log_proba(estimator, X) -> np.ndarray:
 
     Anything else raises a TypeError; for such a model pass your own callable to
     :func:`pgmpy_ext.evaluation.cross_validate_learners` (``joint_log_proba=...``) or compute the array yourself
-    and call :func:`log_likelihood`.
+    and call :func:`log_likelihood_score`.
 
     Parameters
     ----------

@@ -82,7 +82,7 @@ def plot_critical_difference(ranks, critical_difference: float | None = None, *,
     >>> sorted(t.get_text() for t in fig.axes[0].texts if t.get_gid() and t.get_gid().startswith("learner:"))
     ['NB (2.90)', 'SBN (1.60)', 'TAN (2.10)', 'kDB (3.40)']
     """
-    from pgmpy_ext.evaluation._stats import FriedmanResult, nemenyi_critical_difference
+    from pgmpy_ext.evaluation._significance import FriedmanResult, nemenyi_critical_difference
 
     if isinstance(ranks, FriedmanResult):
         series = ranks.average_ranks

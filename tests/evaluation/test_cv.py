@@ -17,10 +17,10 @@ from pgmpy_ext._compat import pgmpy_config
 from pgmpy_ext.classifiers import NaiveBayesClassifier, TANClassifier
 from pgmpy_ext.evaluation import (
     RESULT_COLUMNS,
-    conditional_log_likelihood,
+    conditional_log_likelihood_score,
     cross_validate_learners,
     joint_log_proba,
-    log_likelihood,
+    log_likelihood_score,
     make_splits,
     summarize,
 )
@@ -248,12 +248,12 @@ def test_result_columns_and_values_against_a_manual_fold(xy):
     tr, te = row["train_indices"], row["test_indices"]
     clf = TANClassifier().fit(X.iloc[tr], y.iloc[tr])
     assert row["accuracy"] == pytest.approx(np.mean(clf.predict(X.iloc[te]) == y.iloc[te].to_numpy()))
-    cll = conditional_log_likelihood(y.iloc[te], clf.predict_proba(X.iloc[te]), clf.classes_)
+    cll = conditional_log_likelihood_score(y.iloc[te], clf.predict_proba(X.iloc[te]), clf.classes_)
     assert row["test_cll_sum"] == pytest.approx(cll, rel=1e-10)
     assert row["test_cll"] == pytest.approx(cll / len(te), rel=1e-10)
-    train_cll = conditional_log_likelihood(y.iloc[tr], clf.predict_proba(X.iloc[tr]), clf.classes_)
+    train_cll = conditional_log_likelihood_score(y.iloc[tr], clf.predict_proba(X.iloc[tr]), clf.classes_)
     assert row["train_cll_sum"] == pytest.approx(train_cll, rel=1e-10)
-    ll = log_likelihood(y.iloc[tr], joint_log_proba(clf, X.iloc[tr]), clf.classes_)
+    ll = log_likelihood_score(y.iloc[tr], joint_log_proba(clf, X.iloc[tr]), clf.classes_)
     assert row["train_ll_sum"] == pytest.approx(ll, rel=1e-10)
     assert row["train_ll_sum"] < row["train_cll_sum"] < 0
     assert (row["n_train"], row["n_test"]) == (len(tr), len(te))

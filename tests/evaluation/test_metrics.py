@@ -21,9 +21,9 @@ from pgmpy_ext.evaluation import (
     accuracy,
     cluster_class_mapping,
     clustering_accuracy,
-    conditional_log_likelihood,
+    conditional_log_likelihood_score,
     joint_log_proba,
-    log_likelihood,
+    log_likelihood_score,
 )
 
 
@@ -46,29 +46,30 @@ def test_cll_by_hand():
     y = ["a", "b", "c"]
     P = np.array([[0.5, 0.25, 0.25], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]])
     hand = math.log(0.5) + math.log(0.8) + math.log(0.6)
-    assert conditional_log_likelihood(y, P, ["a", "b", "c"]) == pytest.approx(hand, rel=1e-14)
-    assert conditional_log_likelihood(y, P, ["a", "b", "c"], reduce="mean") == pytest.approx(hand / 3, rel=1e-14)
-    per_row = conditional_log_likelihood(y, P, ["a", "b", "c"], reduce="none")
+    assert conditional_log_likelihood_score(y, P, ["a", "b", "c"]) == pytest.approx(hand, rel=1e-14)
+    assert conditional_log_likelihood_score(y, P, ["a", "b", "c"], reduce="mean") == pytest.approx(hand / 3, rel=1e-14)
+    per_row = conditional_log_likelihood_score(y, P, ["a", "b", "c"], reduce="none")
     np.testing.assert_allclose(per_row, np.log([0.5, 0.8, 0.6]), rtol=1e-14)
-    assert conditional_log_likelihood(y, np.log(P), ["a", "b", "c"], log=True) == pytest.approx(hand, rel=1e-14)
+    assert conditional_log_likelihood_score(y, np.log(P), ["a", "b", "c"], log=True) == pytest.approx(hand, rel=1e-14)
     # column order follows `classes`, not the labels' sort order
-    assert conditional_log_likelihood(["b"], [[0.3, 0.7]], ["b", "a"]) == pytest.approx(math.log(0.3))
+    assert conditional_log_likelihood_score(["b"], [[0.3, 0.7]], ["b", "a"]) == pytest.approx(math.log(0.3))
 
 
 def test_cll_floor_keeps_it_finite():
-    assert conditional_log_likelihood(["a"], [[0.0, 1.0]], ["a", "b"]) == pytest.approx(math.log(PROBA_FLOOR))
-    assert conditional_log_likelihood(["a"], [[0.0, 1.0]], ["a", "b"], floor=1e-10) == pytest.approx(-10 * math.log(10))
-    assert conditional_log_likelihood(["a"], [[-np.inf, 0.0]], ["a", "b"], log=True) == pytest.approx(
+    assert conditional_log_likelihood_score(["a"], [[0.0, 1.0]], ["a", "b"]) == pytest.approx(math.log(PROBA_FLOOR))
+    assert conditional_log_likelihood_score(["a"], [[0.0, 1.0]], ["a", "b"], floor=1e-10) == pytest.approx(
+        -10 * math.log(10))
+    assert conditional_log_likelihood_score(["a"], [[-np.inf, 0.0]], ["a", "b"], log=True) == pytest.approx(
         math.log(PROBA_FLOOR))
 
 
 @pytest.mark.parametrize(("call", "match"), [
-    (lambda: conditional_log_likelihood(["z"], [[0.5, 0.5]], ["a", "b"]), "label 'z' at row 0"),
-    (lambda: conditional_log_likelihood(["a"], [[0.5, 0.5]], ["a", "b", "c"]), "2 columns but 3 classes"),
-    (lambda: conditional_log_likelihood(["a", "b"], [[0.5, 0.5]], ["a", "b"]), "shape"),
-    (lambda: conditional_log_likelihood(["a"], [[0.5, 0.5]], ["a", "b"], floor=0), "floor == 0"),
-    (lambda: conditional_log_likelihood(["a"], [[0.5, 0.5]], ["a", "b"], reduce="max"), "reduce == 'max'"),
-    (lambda: log_likelihood(["a"], [[0.5, 0.5, 0.1]], ["a", "b"]), "joint_log_proba must have shape"),
+    (lambda: conditional_log_likelihood_score(["z"], [[0.5, 0.5]], ["a", "b"]), "label 'z' at row 0"),
+    (lambda: conditional_log_likelihood_score(["a"], [[0.5, 0.5]], ["a", "b", "c"]), "2 columns but 3 classes"),
+    (lambda: conditional_log_likelihood_score(["a", "b"], [[0.5, 0.5]], ["a", "b"]), "shape"),
+    (lambda: conditional_log_likelihood_score(["a"], [[0.5, 0.5]], ["a", "b"], floor=0), "floor == 0"),
+    (lambda: conditional_log_likelihood_score(["a"], [[0.5, 0.5]], ["a", "b"], reduce="max"), "reduce == 'max'"),
+    (lambda: log_likelihood_score(["a"], [[0.5, 0.5, 0.1]], ["a", "b"]), "joint_log_proba must have shape"),
 ], ids=["unknown-label", "columns", "rows", "floor", "reduce", "ll-shape"])
 def test_metric_errors(call, match):
     with pytest.raises(ValueError, match=match):
@@ -79,8 +80,8 @@ def test_ll_equals_cll_plus_marginal_for_naive_bayes(small_xy):
     X, y = small_xy
     clf = NaiveBayesClassifier(alpha=1.0).fit(X, y)
     lj = joint_log_proba(clf, X)
-    ll = log_likelihood(y, lj, clf.classes_)
-    cll = conditional_log_likelihood(y, clf.predict_proba(X), clf.classes_)
+    ll = log_likelihood_score(y, lj, clf.classes_)
+    cll = conditional_log_likelihood_score(y, clf.predict_proba(X), clf.classes_)
     log_px = np.logaddexp.reduce(lj, axis=1).sum()
     assert ll == pytest.approx(cll + log_px, rel=1e-10)  # LL = CLL + sum log p(x)  (Eq. 5.1)
 
@@ -159,3 +160,13 @@ def test_one_to_one_equals_brute_force(pairs):
         best = max(best, sum(1 for yi, ci in zip(y, c) if perm[clusters.index(ci)] == yi))
     assert clustering_accuracy(y, c, mapping="one-to-one") == pytest.approx(best / len(y))
     assert clustering_accuracy(y, c) >= clustering_accuracy(y, c, mapping="one-to-one")
+
+
+def test_former_cll_name_is_the_score_and_not_the_kernel_wrapper():
+    """``evaluation.conditional_log_likelihood`` (notebook 02) is the metric, not ``stats.conditional_log_likelihood``."""
+    import pgmpy_ext.evaluation as ev
+    import pgmpy_ext.stats as st
+
+    assert ev.conditional_log_likelihood is conditional_log_likelihood_score
+    assert ev.conditional_log_likelihood is not st.conditional_log_likelihood
+    assert "conditional_log_likelihood" not in ev.__all__
