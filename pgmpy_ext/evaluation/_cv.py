@@ -449,7 +449,7 @@ def cross_validate_learners(learners: Mapping, X, y, *, cv="kfold", n_splits: in
     structures = dict.fromkeys(learners)
     if fixed_structure:
         unsupported = [nm for nm, est in learners.items() if not _supports_fixed_structure(est)]
-        from pgmpy_ext.structure._base import ClassifierStructure
+        from pgmpy_ext.structure import ClassifierStructure
 
         for nm, est in learners.items():
             if nm in unsupported:

@@ -24,7 +24,7 @@ logger = logging.getLogger(__name__)
 
 #: Probabilities are clipped from below at this value before taking logs, so a classifier that gives the true class
 #: probability 0 contributes ``log(1e-300) = -690.78`` instead of ``-inf``. It is the same floor the pgmpy-ext
-#: classifiers apply to their CPT entries when predicting (``pgmpy_ext.classifiers._base.LOG_PROB_FLOOR``).
+#: classifiers apply to their CPT entries when predicting (``pgmpy_ext.utils.LOG_PROB_FLOOR``).
 PROBA_FLOOR = 1e-300
 
 _REDUCTIONS = ("sum", "mean", "none")
@@ -276,8 +276,9 @@ def joint_log_proba(estimator, X) -> np.ndarray:
 
 
 def _bn_joint_log_proba(final, model, class_node, X) -> np.ndarray:
-    from pgmpy_ext.classifiers._base import LOG_PROB_FLOOR, as_frame
+    from pgmpy_ext.data import as_frame
     from pgmpy_ext.models import BatchPosterior
+    from pgmpy_ext.utils import LOG_PROB_FLOOR
 
     frame = as_frame(X)
     names = getattr(final, "feature_names_in_", None)
