@@ -1,7 +1,7 @@
 """Reproduction of Table 3.2 of Ruz's thesis (seed 000, chapter 3): NB, TAN and SBN test accuracy on the ten data
 sets of Table 3.1, and the Cleve edge-count growth (10/50/80% of the rows for training: 0, 6 and 12 edges).
 
-Protocol (``../shared/specs/seed000-sbn-cem-nbm.md`` sections 2.3-2.7, 6.1, 7.1, 8.1; decisions D1, D2, D4-D7, D9,
+Protocol (``docs/decisions/seed000-sbn-cem-nbm.md`` sections 2.3-2.7, 6.1, 7.1, 8.1; decisions D1, D2, D4-D7, D9,
 D10, D14, D17, D24):
 
 * one random train/test split with Table 3.1's sizes is what the thesis ran; a single split is mostly noise, so

@@ -1,7 +1,7 @@
 """Reproduction of Table 3.3 of Ruz's thesis (seed 000, chapter 3, experiment 2): control-chart pattern recognition,
 5-fold cross-validation, SBN against C4.5 and a back-propagation MLP.
 
-Protocol (``../shared/specs/seed000-sbn-cem-nbm.md`` sections 2.7, 7.3, 8.2; decisions D2, D5, D14, D24):
+Protocol (``docs/decisions/seed000-sbn-cem-nbm.md`` sections 2.7, 7.3, 8.2; decisions D2, D5, D14, D24):
 
 * data: :func:`pgmpy_ext.datasets.make_control_charts` (1500 series, 250 per class, 60 time points; the
   reconstruction of spec section 7.3, seeded); the thesis's own series are not available;

@@ -1,6 +1,6 @@
 """Reproduction of Table 4.2 of Ruz's thesis (seed 000): clustering accuracy of CEM-CL, CEM-TAN and CEM-SBN.
 
-Protocol (``../shared/specs/seed000-sbn-cem-nbm.md`` sections 4.4, 4.7, 6.2, 8.3; decisions D11-D16, D24, D26):
+Protocol (``docs/decisions/seed000-sbn-cem-nbm.md`` sections 4.4, 4.7, 6.2, 8.3; decisions D11-D16, D24, D26):
 
 * data: the shared PMLB copies of the UCI sets (``../shared/datasets/uci``) and the Corral generator of section 7.2;
   Zoo is not available here. Continuous attributes (as documented by UCI, listed in :data:`DATASETS`) are cut into

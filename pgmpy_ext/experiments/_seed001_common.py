@@ -2,7 +2,7 @@
 has them, the thesis's learner settings and the cell-by-cell comparison used by the reports (the cTAN and
 structural-TM classifiers live in :mod:`pgmpy_ext.classifiers`; re-exported here).
 
-Spec: ``../shared/specs/seed001-tm-classifiers.md`` sections 5-7.
+Spec: ``docs/decisions/seed001-tm-classifiers.md`` sections 5-7.
 """
 
 from __future__ import annotations

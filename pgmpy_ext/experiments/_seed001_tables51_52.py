@@ -1,7 +1,7 @@
 """Reproduction of Tables 5.1 and 5.2 of Santafé's thesis (seed 001, experiment E1): NB, TAN and BAN with
 maximum-likelihood (generative) and TM (discriminative) parameters on four binary data sets.
 
-Protocol (``../shared/specs/seed001-tm-classifiers.md`` sections 6.0 and 6.2):
+Protocol (``docs/decisions/seed001-tm-classifiers.md`` sections 6.0 and 6.2):
 
 * data: Corral (the 128-row generator ``make_corral``), M-of-n-3-7-10 (the shared PMLB file: 300 + 1024 rows),
   Monk1-bin and Monk2-bin (the shared PMLB MONK files, 124/169 training + 432 test rows, one-hot encoded into 17
@@ -136,7 +136,7 @@ def report(results: list, st: Settings, elapsed: float, quick: bool, n_jobs) -> 
          "`pgmpy_ext.experiments._seed001_tables51_52`); do not edit by hand.", "",
          run_facts(elapsed, n_jobs, quick), "",
          "## Protocol", "",
-         "* Spec: `../shared/specs/seed001-tm-classifiers.md` sections 5.6, 6.0 and 6.2.",
+         "* Spec: `docs/decisions/seed001-tm-classifiers.md` sections 5.6, 6.0 and 6.2.",
          f"* TM (`TMEstimator`): {TM_THESIS} — start at the ML counts, stop when the total training CLL changes by "
          "less than 0.001, the thesis's 0.01 grid when the full step is illegal or lowers the CLL.",
          "* NB; TAN = construct-TAN (CMI, Kruskal), root = first feature (the CLL does not depend on it); BAN = K2 "

@@ -1,7 +1,7 @@
 """Reproduction of Tables 5.3 and 5.4 of Santafé's thesis (seed 001, experiment E2): NB and TAN with ML and TM
 parameters on UCI data sets, 5-fold CV accuracy and the CLL of the model trained on all the data.
 
-Protocol (``../shared/specs/seed001-tm-classifiers.md`` sections 6.0, 6.1 and 6.3):
+Protocol (``docs/decisions/seed001-tm-classifiers.md`` sections 6.0, 6.1 and 6.3):
 
 * data: the shared PMLB copies of the UCI sets, the Corral generator and the m-of-n-3-7-10 file; Tips is private
   and not run. Every float-stored attribute is treated as continuous and discretised with Fayyad-Irani MDLP
@@ -211,7 +211,7 @@ def report(results: list, st: Settings, elapsed: float, quick: bool, n_jobs) -> 
          "`pgmpy_ext.experiments._seed001_tables53_54`); do not edit by hand.", "",
          run_facts(elapsed, n_jobs, quick), "",
          "## Protocol", "",
-         "* Spec: `../shared/specs/seed001-tm-classifiers.md` sections 5.6, 6.0, 6.1 and 6.3.",
+         "* Spec: `docs/decisions/seed001-tm-classifiers.md` sections 5.6, 6.0, 6.1 and 6.3.",
          f"* TM (`TMEstimator`): {TM_THESIS}. ML = `alpha=0` (zero probabilities floored at 1e-300 when "
          "predicting). TAN = construct-TAN, root = first feature, learned inside each training fold.",
          "* Discretisation: every float-stored attribute of the shared file is cut by Fayyad-Irani MDLP "

@@ -1,7 +1,7 @@
 """Reproduction of Tables 5.5 and 5.6 of Santafé's thesis (seed 001, experiment E3): discriminative structure
 learning, structural TM and cTAN-TM against NB-TM and TAN-TM.
 
-Protocol (``../shared/specs/seed001-tm-classifiers.md`` sections 5.8-5.10, 6.0, 6.1 and 6.4):
+Protocol (``docs/decisions/seed001-tm-classifiers.md`` sections 5.8-5.10, 6.0, 6.1 and 6.4):
 
 * data: Cleve, Iris, German, Corral, Lymphography, Hepatitis, Vote and Heart, prepared as in Tables 5.3/5.4
   (shared PMLB copies, Corral generator, float attributes MDLP-discretised inside each training fold);
@@ -125,7 +125,7 @@ def report(results: list, st: Settings, elapsed: float, quick: bool, n_jobs) -> 
          "`pgmpy_ext.experiments._seed001_tables55_56`); do not edit by hand.", "",
          run_facts(elapsed, n_jobs, quick), "",
          "## Protocol", "",
-         "* Spec: `../shared/specs/seed001-tm-classifiers.md` sections 5.8-5.10, 6.0, 6.1 and 6.4.",
+         "* Spec: `docs/decisions/seed001-tm-classifiers.md` sections 5.8-5.10, 6.0, 6.1 and 6.4.",
          f"* Every TM uses the thesis's settings {TM_THESIS}.",
          "* Structural TM (`fit_structural_tm`): from the graph without arcs, add the arc with the highest cBIC = "
          "CLL(TM) − (log N / 2)·dim_cond while it strictly improves; candidates: class → feature, and feature → "

@@ -1,6 +1,6 @@
 """Acceptance checks for Hamine & Helman's optimal Augmented Bayes Network (seed 002). The paper has no experiments
 and no tables, so this reproduction runs the checks proposed in section A.10 of
-``../shared/specs/seed002-003-abn-pena.md`` instead:
+``docs/decisions/seed002-003-abn-pena.md`` instead:
 
 1. brute-force MDL optimality: on random data sets (6-7 attributes, mixed or equal cardinalities, |C| = 2-3, several
    N) every labelled forest is scored with **pgmpy's own** ``BIC`` (MDL = -BIC, nats) and the ABN learner must
