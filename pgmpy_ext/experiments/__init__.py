@@ -1,8 +1,10 @@
 """Reproductions of published results, one module per table or figure, run with ``pgmpy-ext reproduce NAME``.
 
-Every entry of :data:`REPRODUCTIONS` maps a name to a :class:`Reproduction` whose ``run(output=None, *, quick=False,
-n_jobs=None, ...)`` runs the experiment and writes its Markdown report (by default under ``docs/reproductions/``),
-returning the report's path. The experiment modules are imported only when a reproduction runs.
+Every entry of :data:`REPRODUCTIONS` maps a name to a :class:`Reproduction` whose ``run(output=None, *,
+output_dir=None, quick=False, n_jobs=None, ...)`` runs the experiment and writes its Markdown report to the file
+``output``, or else to ``<output_dir>/<name>.md`` (default: the current directory), returning the report's path. The
+reports committed with the repository are in ``docs/reproductions/`` (``pgmpy-ext reproduce NAME --output-dir
+docs/reproductions``). The experiment modules are imported only when a reproduction runs.
 """
 
 from __future__ import annotations

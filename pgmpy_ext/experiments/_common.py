@@ -11,16 +11,29 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["REPORT_DIR", "effective_jobs", "fmt", "md_table", "parallel_map", "pm", "report_path", "run_facts",
-           "write_report"]
-
-#: Default folder of the generated reports: ``docs/reproductions`` in the repository.
-REPORT_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproductions"
+__all__ = ["effective_jobs", "fmt", "md_table", "parallel_map", "pm", "report_path", "run_facts", "write_report"]
 
 
-def report_path(output, name: str) -> Path:
-    """``output`` as a Path, or ``docs/reproductions/<name>.md`` when it is None."""
-    return Path(output) if output is not None else REPORT_DIR / f"{name}.md"
+def report_path(output, name: str, output_dir=None) -> Path:
+    """Where a reproduction writes its report: ``output`` (a file), else ``<output_dir>/<name>.md``, where
+    ``output_dir`` defaults to the current directory. Called before the experiment runs, so a bad pair of
+    arguments fails at once.
+
+    Examples
+    --------
+    >>> report_path("out/t.md", "seed000-table3.2").as_posix()
+    'out/t.md'
+    >>> report_path(None, "seed000-table3.2", "reports").as_posix()
+    'reports/seed000-table3.2.md'
+    >>> report_path(None, "seed000-table3.2") == Path.cwd() / "seed000-table3.2.md"
+    True
+    """
+    if output is not None and output_dir is not None:
+        raise ValueError(f"output == {str(output)!r} and output_dir == {str(output_dir)!r}: pass either the report "
+                         "file (output) or its folder (output_dir), not both.")
+    if output is not None:
+        return Path(output)
+    return (Path(output_dir) if output_dir is not None else Path.cwd()) / f"{name}.md"
 
 
 def write_report(path: Path, text: str) -> Path:

@@ -544,14 +544,18 @@ def report(results: dict, growth: dict | None, st: Settings, elapsed: float, n_j
     return "\n".join(L) + "\n"
 
 
-def run(output=None, *, quick: bool = False, n_jobs: int | None = None, datasets=None, data_home=None,
+def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None = None, datasets=None, data_home=None,
         growth: bool = True, log=print) -> Path:
     """Run the Table 3.2 reproduction and the Cleve growth experiment; write the Markdown report, return its path.
 
     Parameters
     ----------
     output : path, optional
-        Default ``docs/reproductions/seed000-table3.2.md`` in the repository.
+        The report file. Give either ``output`` or ``output_dir``, not both.
+    output_dir : path, optional
+        The folder of the report ``<output_dir>/seed000-table3.2.md`` (created if needed); default: the
+        current directory. The committed reports are in ``docs/reproductions/`` (``pgmpy-ext reproduce
+        seed000-table3.2 --output-dir docs/reproductions``).
     quick : bool, default False
         A smoke run (3 splits per data set, 5 growth samples per fraction); its report is not the reproduction.
     n_jobs : int, optional
@@ -563,6 +567,7 @@ def run(output=None, *, quick: bool = False, n_jobs: int | None = None, datasets
     growth : bool, default True
         Run the Cleve growth experiment (when the Cleve file exists).
     """
+    path = report_path(output, NAME, output_dir)
     st = Settings(n_splits=3, n_growth_splits=5) if quick else Settings()
     names = [d.name for d in DATASETS] if datasets is None else list(datasets)
     t0 = time.perf_counter()
@@ -594,6 +599,6 @@ def run(output=None, *, quick: bool = False, n_jobs: int | None = None, datasets
             growth_res[f].extend(rows)
         log(f"Cleve growth done ({time.perf_counter() - t0:.0f} s)")
     text = report(results, growth_res, st, time.perf_counter() - t0, n_jobs, quick, skipped)
-    path = write_report(report_path(output, NAME), text)
+    path = write_report(path, text)
     log(f"report written to {path}")
     return path

@@ -319,13 +319,17 @@ def report(main: list, by_seed: dict, st: Settings, elapsed: float, n_jobs, quic
     return "\n".join(L) + "\n"
 
 
-def run(output=None, *, quick: bool = False, n_jobs: int | None = None, seeds=None, log=print) -> Path:
+def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None = None, seeds=None, log=print) -> Path:
     """Run the Table 3.3 reproduction and write the Markdown report; returns its path.
 
     Parameters
     ----------
     output : path, optional
-        Default ``docs/reproductions/seed000-table3.3.md`` in the repository.
+        The report file. Give either ``output`` or ``output_dir``, not both.
+    output_dir : path, optional
+        The folder of the report ``<output_dir>/seed000-table3.3.md`` (created if needed); default: the
+        current directory. The committed reports are in ``docs/reproductions/`` (``pgmpy-ext reproduce
+        seed000-table3.3 --output-dir docs/reproductions``).
     quick : bool, default False
         A smoke run (40 series per class, one seed, no per-pattern MLP); its report is not the reproduction.
     n_jobs : int, optional
@@ -333,6 +337,7 @@ def run(output=None, *, quick: bool = False, n_jobs: int | None = None, seeds=No
     seeds : list of int, optional
         Generator seeds (default 0..9; the first one is the main run).
     """
+    path = report_path(output, NAME, output_dir)
     st = Settings(n_per_class=40, seeds=[0], online_mlp=False) if quick else Settings()
     if seeds is not None:
         st.seeds = list(seeds)
@@ -349,6 +354,6 @@ def run(output=None, *, quick: bool = False, n_jobs: int | None = None, seeds=No
         by_seed[res["seed"]].append(res)
     log(f"Table 3.3: {len(tasks)} folds done ({time.perf_counter() - t0:.0f} s)")
     text = report(by_seed[st.main_seed], by_seed, st, time.perf_counter() - t0, n_jobs, quick)
-    path = write_report(report_path(output, NAME), text)
+    path = write_report(path, text)
     log(f"report written to {path}")
     return path

@@ -27,6 +27,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pgmpy_ext.experiments._common import report_path, write_report
+
 __all__ = ["DATASETS", "TARGETS", "run"]
 
 #: (thesis name, file in ../shared/datasets/uci or "corral-generator", continuous attributes ("all" or a list),
@@ -402,14 +404,18 @@ def report(results: list, st: Settings, elapsed: float, env: str) -> str:
     return "\n".join(L) + "\n"
 
 
-def run(output=None, *, quick: bool = False, n_jobs: int | None = None, datasets=None, data_home=None,
+def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None = None, datasets=None, data_home=None,
         show_progress: bool = False, log=print) -> Path:
     """Run the reproduction and write the Markdown report; returns its path.
 
     Parameters
     ----------
     output : path, optional
-        Default ``docs/reproductions/seed000-table4.2.md`` in the repository.
+        The report file. Give either ``output`` or ``output_dir``, not both.
+    output_dir : path, optional
+        The folder of the report ``<output_dir>/seed000-table4.2.md`` (created if needed); default: the
+        current directory. The committed reports are in ``docs/reproductions/`` (``pgmpy-ext reproduce
+        seed000-table4.2 --output-dir docs/reproductions``).
     quick : bool, default False
         A smoke run (2 repetitions, 2 starts, 20 S-steps, 3 baseline repetitions, no sensitivity run, no
         supervised CV); its report is not the reproduction.
@@ -420,6 +426,7 @@ def run(output=None, *, quick: bool = False, n_jobs: int | None = None, datasets
     """
     import platform
 
+    path = report_path(output, "seed000-table4.2", output_dir)
     st = Settings(n_jobs=n_jobs)
     if quick:
         st = Settings(n_reps=2, n_init=2, n_stochastic_steps=20, n_baseline_reps=3, sensitivity_alpha=None,
@@ -439,11 +446,7 @@ def run(output=None, *, quick: bool = False, n_jobs: int | None = None, datasets
         results.append(run_dataset(name, st, data_home, log))
     env = f"{platform.machine()}, Python {platform.python_version()}"
     text = report(results, st, time.perf_counter() - t0, env)
-    if output is None:
-        output = Path(__file__).resolve().parents[2] / "docs" / "reproductions" / "seed000-table4.2.md"
-    output = Path(output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text)
-    log(f"report written to {output}")
-    return output
+    path = write_report(path, text)
+    log(f"report written to {path}")
+    return path
 

@@ -11,20 +11,17 @@ import math
 import os
 import platform
 import time
-from collections.abc import Iterable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from pgmpy_ext.classifiers import CTANClassifier, StructuralTMClassifier
+from pgmpy_ext.experiments._common import fmt, md_table, report_path, write_report
 from pgmpy_ext.parameters import TMEstimator, fit_tm
 
-__all__ = ["CTANClassifier", "REPORT_DIR", "StructuralTMClassifier", "TM_THESIS", "cll_status", "fmt", "load_binary",
+__all__ = ["CTANClassifier", "StructuralTMClassifier", "TM_THESIS", "cll_status", "fmt", "load_binary",
            "load_uci", "md_table", "report_path", "run_facts", "thesis_tm", "training_cll", "write_report"]
-
-#: Default folder of the generated reports: ``docs/reproductions`` in the repository.
-REPORT_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproductions"
 
 #: TM settings of the thesis's experiments (spec 6.0): start at maximum likelihood, |delta CLL| < 0.001, the 0.01 grid
 #: line search; max_iter is not given (decision 5: 1000).
@@ -136,18 +133,6 @@ def fit_tm_cll(data, class_node, parents, **kw) -> tuple[float, float]:
 
 
 # ---------------------------------------------------------------------------------------------- reports
-def report_path(output, name: str) -> Path:
-    """``output`` as a Path, or ``docs/reproductions/<name>.md`` when it is None."""
-    return Path(output) if output is not None else REPORT_DIR / f"{name}.md"
-
-
-def write_report(path: Path, text: str) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 def run_facts(elapsed: float, n_jobs, quick: bool) -> str:
     """One line: date, machine, versions, parallel jobs, wall time."""
     import pandas
@@ -161,23 +146,6 @@ def run_facts(elapsed: float, n_jobs, quick: bool) -> str:
             f"{os.cpu_count()} CPUs visible, n_jobs={n_jobs}; Python {platform.python_version()}, pgmpy-ext "
             f"{pgmpy_ext.__version__}, pgmpy {pgmpy.__version__}, scikit-learn {sklearn.__version__}, numpy "
             f"{np.__version__}, pandas {pandas.__version__}; wall time {elapsed / 60:.1f} min.{mode}")
-
-
-def fmt(value, decimals: int = 2) -> str:
-    """A number with fixed decimals; '–' for None/NaN."""
-    if value is None:
-        return "–"
-    value = float(value)
-    if math.isnan(value):
-        return "–"
-    return f"{value:.{decimals}f}"
-
-
-def md_table(header: Sequence[str], rows: Iterable[Sequence]) -> list[str]:
-    """Lines of a Markdown table."""
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return out
 
 
 def subsample_rows(X: pd.DataFrame, y: pd.Series, max_rows: int | None):

@@ -314,14 +314,18 @@ def report(results: list, st: Settings, elapsed: float, quick: bool, n_jobs) -> 
     return "\n".join(L) + "\n"
 
 
-def run(output=None, *, quick: bool = False, n_jobs: int | None = None, datasets=None, data_home=None,
+def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None = None, datasets=None, data_home=None,
         log=print) -> Path:
     """Run the reproduction and write the Markdown report; returns its path.
 
     Parameters
     ----------
     output : path, optional
-        Default ``docs/reproductions/seed001-tables5.3-5.4.md``.
+        The report file. Give either ``output`` or ``output_dir``, not both.
+    output_dir : path, optional
+        The folder of the report ``<output_dir>/seed001-tables5.3-5.4.md`` (created if needed); default: the
+        current directory. The committed reports are in ``docs/reproductions/`` (``pgmpy-ext reproduce
+        seed001-tables5.3-5.4 --output-dir docs/reproductions``).
     quick : bool, default False
         Smoke run: Iris and Corral only, at most 100 rows; not the reproduction.
     n_jobs : int, optional
@@ -329,6 +333,7 @@ def run(output=None, *, quick: bool = False, n_jobs: int | None = None, datasets
     datasets : list of str, optional
         Thesis names (default: all; Tips is reported as not available).
     """
+    path = report_path(output, "seed001-tables5.3-5.4", output_dir)
     st = Settings(n_jobs=n_jobs)
     if quick:
         st = Settings(datasets=["Iris", "Corral"], max_rows=100, n_jobs=n_jobs)
@@ -345,4 +350,4 @@ def run(output=None, *, quick: bool = False, n_jobs: int | None = None, datasets
         log(f"{name} ...")
         results.append(run_dataset(name, st, data_home, log))
     text = report(results, st, time.perf_counter() - t0, quick, n_jobs)
-    return write_report(report_path(output, "seed001-tables5.3-5.4"), text)
+    return write_report(path, text)

@@ -518,14 +518,18 @@ def report(cases, sweep, confirmed, red, ce, real, missing, st: Settings, elapse
     return "\n".join(L) + "\n"
 
 
-def run(output=None, *, quick: bool = False, n_jobs: int | None = None, datasets=None, data_home=None,
+def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None = None, datasets=None, data_home=None,
         log=print) -> Path:
     """Run the seed 002 acceptance checks and write the Markdown report; returns its path.
 
     Parameters
     ----------
     output : path, optional
-        Default ``docs/reproductions/seed002-abn.md`` in the repository.
+        The report file. Give either ``output`` or ``output_dir``, not both.
+    output_dir : path, optional
+        The folder of the report ``<output_dir>/seed002-abn.md`` (created if needed); default: the
+        current directory. The committed reports are in ``docs/reproductions/`` (``pgmpy-ext reproduce
+        seed002-abn --output-dir docs/reproductions``).
     quick : bool, default False
         A smoke run (three 6-attribute brute-force data sets, a short sweep, two small real sets, no CV).
     n_jobs : int, optional
@@ -533,6 +537,7 @@ def run(output=None, *, quick: bool = False, n_jobs: int | None = None, datasets
     datasets : list of str, optional
         Names from :data:`REAL_DATASETS` (default: all; those absent from ../shared/datasets are skipped).
     """
+    path = report_path(output, NAME, output_dir)
     if quick:
         st = Settings(n_features=(6,), n_classes=(2,), n_rows=(200,), n_seeds=2, n_sweep=40, cv_folds=0,
                       datasets=["Iris", "Vote"])
@@ -568,7 +573,7 @@ def run(output=None, *, quick: bool = False, n_jobs: int | None = None, datasets
         log(f"real data: {len(real)} data sets ({time.perf_counter() - t0:.0f} s)")
     text = report(cases, sweep, confirmed, reduction_checks(), counterexample(), real, missing, st,
                   time.perf_counter() - t0, n_jobs, quick)
-    path = write_report(report_path(output, NAME), text)
+    path = write_report(path, text)
     log(f"report written to {path}")
     return path
 
