@@ -111,7 +111,9 @@ def test_cited_ids(doc, expected):
 def test_docstring_problems_flags_an_unknown_id():
     src = '"""Rule of ``docs/decisions/seed000-sbn-cem-nbm.md`` (D2, D99)."""\n'
     found = docstring_problems(src, "m.py")
-    assert len(found) == 1 and "D99" in found[0] and "D2," not in found[0]
+    assert len(found) == 1
+    assert "D99" in found[0]
+    assert "D2," not in found[0]
 
 
 def test_docstring_problems_flags_an_id_of_a_file_without_ids():

@@ -151,7 +151,8 @@ def test_the_package_respects_its_layers():
 def test_every_package_has_a_layer():
     units = {parts[0] for _, parts, _ in package_modules() if parts} - {KERNELS}
     assert units <= set(LAYERS), f"packages without a layer: {sorted(units - set(LAYERS))}"
-    assert "stats" in units and "evaluation" in units  # the walk found the package
+    assert "stats" in units
+    assert "evaluation" in units
 
 
 # ---------------------------------------------------------------------------------------------- the checker itself
@@ -180,14 +181,17 @@ def test_check_source_flags_exactly_the_violations(source, module, expected):
     if expected is None:
         assert found == []
     else:
-        assert len(found) == 1 and expected in found[0], found
+        assert len(found) == 1, found
+        assert expected in found[0], found
 
 
 def test_check_source_reports_file_and_line():
     found = check_source("import numpy\n\nfrom pgmpy_ext.cli import main\n", ("stats", "_x"), filename="a/b.py")
-    assert found and found[0].startswith("a/b.py:3: ")
+    assert found
+    assert found[0].startswith("a/b.py:3: ")
 
 
 def test_a_package_without_a_layer_is_reported():
     found = check_source("x = 1\n", ("newpackage", "_x"), filename="pgmpy_ext/newpackage/_x.py")
-    assert found and "has no layer" in found[0]
+    assert found
+    assert "has no layer" in found[0]

@@ -18,7 +18,6 @@ from pgmpy_ext.evaluation._metrics import (
     accuracy,
     cluster_class_mapping,
     clustering_accuracy,
-    conditional_log_likelihood,  # noqa: F401  (former name of conditional_log_likelihood_score, not in __all__)
     conditional_log_likelihood_score,
     joint_log_proba,
     log_likelihood_score,

@@ -161,11 +161,6 @@ def conditional_log_likelihood_score(y_true, proba, classes, *, floor: float = P
     return _reduce(values, reduce)
 
 
-#: The former name of :func:`conditional_log_likelihood_score`, kept because notebook 02 imports it; it is not in
-#: ``__all__`` (``pgmpy_ext.stats.conditional_log_likelihood`` is the kernel wrapper of the same name).
-conditional_log_likelihood = conditional_log_likelihood_score
-
-
 def log_likelihood_score(y_true, joint_log_proba, classes, *, floor: float = PROBA_FLOOR, reduce: str = "sum"):
     r"""Joint log-likelihood of the data, ``sum_d log p(c_d, x_d)`` (seed 001 Eq. 3.7).
 

@@ -18,8 +18,10 @@ NOTHING_TO_RUN = {"quick": True, "datasets": ["Zoo"], **QUIET}   # Zoo is report
 @pytest.mark.parametrize("name", sorted(REPRODUCTIONS))
 def test_every_reproduction_takes_output_and_output_dir(name):
     params = inspect.signature(REPRODUCTIONS[name].run).parameters
-    assert list(params)[0] == "output" and params["output"].default is None
-    assert params["output_dir"].kind is inspect.Parameter.KEYWORD_ONLY and params["output_dir"].default is None
+    assert list(params)[0] == "output"
+    assert params["output"].default is None
+    assert params["output_dir"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert params["output_dir"].default is None
 
 
 def test_output_dir_gets_the_named_report(tmp_path):
@@ -37,7 +39,8 @@ def test_default_is_the_current_directory(tmp_path, monkeypatch):
 
 def test_output_file_wins_over_the_default_name(tmp_path):
     path = t42.run(tmp_path / "mine.md", **NOTHING_TO_RUN)
-    assert path == tmp_path / "mine.md" and path.is_file()
+    assert path == tmp_path / "mine.md"
+    assert path.is_file()
     assert not (tmp_path / "seed000-table4.2.md").exists()
 
 
