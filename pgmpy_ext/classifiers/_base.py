@@ -1,7 +1,9 @@
 """The scikit-learn face shared by every Bayesian-network classifier.
 
 A subclass supplies only ``_fit_structure(data, class_node, rng) -> ClassifierStructure`` (calling an engine from
-:mod:`pgmpy_ext.structure`) and its own ``__init__`` parameters; this base does input validation (through
+:mod:`pgmpy_ext.structure`; ``rng`` is the Generator of ``random_state`` for a random learner, such as BAN's random
+ordering, and None for a deterministic one, which has no ``random_state`` parameter) and its own ``__init__``
+parameters; this base does input validation (through
 :class:`pgmpy_ext.data.DiscreteInputMixin`), the one-time encoding, parameter fitting (built-in counts or any pgmpy
 ``DiscreteParameterEstimator``), building the pgmpy model last, and fast prediction through the log-joint kernel.
 
