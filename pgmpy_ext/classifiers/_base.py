@@ -26,8 +26,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, DiscreteParameterEstimator
-from pgmpy_ext.data import DiscreteInputMixin, EncodedData, encode
-from pgmpy_ext.data import as_frame  # noqa: F401  (compatibility: evaluation and clustering still import it here)
+from pgmpy_ext.data import (
+    DiscreteInputMixin,
+    EncodedData,
+    as_frame,  # noqa: F401  (compatibility only: clustering and evaluation still import it from here)
+    encode,
+)
 from pgmpy_ext.models import build_network, compile_network
 from pgmpy_ext.stats import log_joint_batch
 from pgmpy_ext.structure._base import ClassifierStructure
