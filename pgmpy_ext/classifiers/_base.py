@@ -1,9 +1,17 @@
 """The scikit-learn face shared by every Bayesian-network classifier.
 
 A subclass supplies only ``_fit_structure(data, class_node, rng) -> ClassifierStructure`` (calling an engine from
-:mod:`pgmpy_ext.structure`) and its own ``__init__`` parameters; this base does input validation, the one-time
-encoding, parameter fitting (built-in counts or any pgmpy ``DiscreteParameterEstimator``), building the pgmpy model
-last, and fast prediction through the batch-posterior kernel.
+:mod:`pgmpy_ext.structure`; ``rng`` is the Generator of ``random_state`` for a random learner, such as BAN's random
+ordering, and None for a deterministic one, which has no ``random_state`` parameter) and its own ``__init__``
+parameters; this base does input validation (through
+:class:`pgmpy_ext.data.DiscreteInputMixin`), the one-time encoding, parameter fitting (built-in counts or any pgmpy
+``DiscreteParameterEstimator``), building the pgmpy model last, and fast prediction through the log-joint kernel.
+
+Prediction is a template method, as in scikit-learn's ``naive_bayes._BaseNB``: a learner supplies one hook,
+``_joint_log_likelihood(codes) -> (n_rows, n_classes)`` (``log p(c, x)`` in ``classes_`` order, from the feature
+codes of :meth:`BNClassifierBase._encode_features`), and ``predict_joint_log_proba``, ``predict_log_proba``,
+``predict_proba`` and ``predict`` are written once here. A learner that is not one network (the CL multinet)
+replaces ``_fit_model`` and the hook, nothing else.
 """
 
 from __future__ import annotations
@@ -15,16 +23,21 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_scalar
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, DiscreteParameterEstimator
-from pgmpy_ext.data import EncodedData, as_frame, encode
-from pgmpy_ext.models import BatchPosterior, build_network
+from pgmpy_ext.data import (
+    DiscreteInputMixin,
+    EncodedData,
+    as_frame,  # noqa: F401  (compatibility only: clustering and evaluation still import it from here)
+    encode,
+)
+from pgmpy_ext.models import build_network, compile_network
 from pgmpy_ext.stats import log_joint_batch
 from pgmpy_ext.structure._base import ClassifierStructure
-from pgmpy_ext.utils import LOG_PROB_FLOOR, LOG_TINY, check_generator
+from pgmpy_ext.utils import LOG_PROB_FLOOR, LOG_TINY, check_generator, log_normalize_rows
 
-__all__ = ["BNClassifierBase", "LOG_PROB_FLOOR", "as_frame"]
+__all__ = ["BNClassifierBase"]
 
 
 def _check_targets(y) -> tuple[np.ndarray, np.ndarray]:
@@ -55,15 +68,35 @@ def _check_targets(y) -> tuple[np.ndarray, np.ndarray]:
         for v in uniques:
             if not isinstance(v, (str, numbers.Number, bool, np.generic, tuple)):
                 raise TypeError("argument must be a string or a number")
+        _check_one_label_kind(uniques)
     check_classification_targets(uniques)
     return uniques, codes.astype(np.int32)
 
 
-class BNClassifierBase(ClassifierMixin, BaseEstimator):
+def _python(v):
+    """A label as the user wrote it: numpy scalars become Python scalars (``0``, not ``np.int64(0)``)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _check_one_label_kind(uniques: np.ndarray) -> None:
+    """Refuse labels that mix strings with numbers (scikit-learn's metrics cannot compare them: its own message is
+    "Unknown label type"), naming both types and the fix."""
+    first = {}
+    for v in uniques:
+        v = _python(v)
+        first.setdefault("str" if isinstance(v, str) else type(v).__name__, v)
+    if "str" in first and len(first) > 1:
+        other = next(k for k in first if k != "str")
+        raise ValueError(f"y mixes class labels of types {other} and str (e.g. {first[other]!r} and "
+                         f"{first['str']!r}); use labels of one type, e.g. y.astype(str).")
+
+
+class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
     """Base of the scikit-learn Bayesian-network classifiers (not used directly).
 
     Subclasses define ``__init__`` with keyword-only arguments and no logic, ``_check_params`` for their own
-    options (calling ``super()._check_params()``), and ``_fit_structure``.
+    options (calling ``super()._check_params()``), and ``_fit_structure``. A learner that is not one network
+    replaces ``_fit_model`` and ``_joint_log_likelihood`` (see :class:`~pgmpy_ext.classifiers.CLMultinetClassifier`).
 
     Fitted attributes (all subclasses)
     ----------------------------------
@@ -87,19 +120,11 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ parameters
     def _check_params(self):
         check_scalar(self.alpha, "alpha", numbers.Real, min_val=0.0)
-        if self.estimator is not None and not isinstance(self.estimator, DiscreteParameterEstimator):
+        estimator = getattr(self, "estimator", None)  # the CL multinet has none
+        if estimator is not None and not isinstance(estimator, DiscreteParameterEstimator):
             raise TypeError("estimator must be an instance of a pgmpy DiscreteParameterEstimator (e.g. "
-                            f"pgmpy.parameter_estimator.DiscreteMLE()), got {type(self.estimator).__name__}.")
-        if self.n_jobs is not None:
-            check_scalar(self.n_jobs, "n_jobs", numbers.Integral)
-        check_generator(self.random_state)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.input_tags.allow_nan = False
-        return tags
+                            f"pgmpy.parameter_estimator.DiscreteMLE()), got {type(estimator).__name__}.")
+        self._check_common_params()
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y):
@@ -118,14 +143,18 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
         self
         """
         self._check_params()
-        frame = as_frame(X)
-        validate_data(self, X, y, skip_check_array=True)
+        frame = self._fit_frame(X, y)
+        if frame.shape[1] == 0:
+            raise ValueError("X has no columns (0 features); a classifier needs at least one feature besides the "
+                             "class.")
+        if frame.shape[0] == 0:
+            raise ValueError("X has no rows (0 samples); a classifier needs training rows of at least 2 classes.")
         classes, y_codes = _check_targets(y)
         if y_codes.shape[0] != frame.shape[0]:
             raise ValueError(f"X has {frame.shape[0]} rows but y has {y_codes.shape[0]} labels.")
         if classes.shape[0] < 2:
-            raise ValueError(f"the class has a single value {classes[0]!r} (1 class); a classifier needs at least 2 "
-                             "classes.")
+            raise ValueError(f"the class has a single value {_python(classes[0])!r} (1 class); a classifier needs at "
+                             "least 2 classes.")
         self.classes_ = classes
         class_node = getattr(y, "name", None)
         if class_node is None or isinstance(y, pd.DataFrame) or class_node in frame.columns:
@@ -135,7 +164,8 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
                              "class node gets a distinct name.")
         self.class_node_ = class_node
         self.encoder_ = self._encode_training(frame, y_codes, class_node)
-        rng = check_generator(self.random_state)
+        # a random learner (BAN's ordering) draws from random_state; deterministic ones have no such parameter
+        rng = check_generator(self.random_state) if "random_state" in self.get_params(deep=False) else None
         self.structure_ = self._fit_structure(self.encoder_, class_node, rng)
         self._fit_model(self.structure_, self.encoder_)
         return self
@@ -149,7 +179,7 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
 
     def _encode_training(self, frame: pd.DataFrame, y_codes: np.ndarray, class_node) -> EncodedData:
         """The features encoded once, with the class codes appended as the last column (states = ``classes_``)."""
-        labels = [v.item() if isinstance(v, np.generic) else v for v in self.classes_]
+        labels = [_python(v) for v in self.classes_]
         # one encoding pass over features + class; the class column is a Categorical built from its codes, so
         # nothing is copied or re-factorised (pandas concatenates column blocks without copying them)
         target = pd.Series(pd.Categorical.from_codes(y_codes, categories=pd.Index(labels, dtype=object)),
@@ -191,20 +221,39 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
         return model
 
     def _compile(self):
-        post = BatchPosterior(self.model_, self.class_node_, n_jobs=self.n_jobs or 1)
-        np.maximum(post.compiled.log_cpt, LOG_PROB_FLOOR, out=post.compiled.log_cpt)
-        self._posterior_ = post
-        order = {(type(c), c): k for k, c in enumerate(post.classes)}
-        self._class_order_ = np.array([order[(type(v), v)] for v in
-                                       (c.item() if isinstance(c, np.generic) else c for c in self.classes_)])
+        """``model_`` compiled once for the log-joint kernel, its code columns in the encoder's feature order (so
+        :meth:`_encode_features` feeds it directly); every log-CPT entry floored at ``LOG_PROB_FLOOR``."""
+        net = compile_network(self.model_, self.class_node_, columns=self._feature_names())
+        np.maximum(net.log_cpt, LOG_PROB_FLOOR, out=net.log_cpt)
+        self._network_ = net
+        order = {(type(c), c): k for k, c in enumerate(net.states[self.class_node_])}
+        self._class_order_ = np.array([order[(type(v), v)] for v in map(_python, self.classes_)])
 
     # ------------------------------------------------------------------ predict
-    def _codes(self, X) -> np.ndarray:
-        frame = as_frame(X)
-        validate_data(self, X, reset=False, skip_check_array=True)
-        if not isinstance(X, pd.DataFrame):
-            frame.columns = list(self.encoder_.columns[:-1])
-        return self._posterior_.encode(frame)
+    def _feature_names(self) -> list:
+        return list(self.encoder_.columns[:-1])
+
+    def _encode_features(self, X) -> np.ndarray:
+        """int32 codes ``(n_rows, n_features)`` of new ``X`` with the states learned at fit (the encoder's feature
+        order); a value unseen at fit raises a ValueError naming the column, the value and the row."""
+        features = self._feature_names()
+        frame = self._predict_frame(X, features)
+        if frame.shape[0] == 0:
+            return np.zeros((0, len(features)), dtype=np.int32)
+        return self.encoder_.transform(frame, columns=features).codes
+
+    def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        """The hook: ``log p(c, x)`` (natural log), shape (n_rows, n_classes), columns in ``classes_`` order."""
+        net = self._network_
+        return log_joint_batch(net.layout, net.log_cpt, codes, n_jobs=self.n_jobs or 1)[:, self._class_order_]
+
+    def predict_joint_log_proba(self, X) -> np.ndarray:
+        """Joint log-probability ``log p(class, x)`` per row (natural log), columns in ``classes_`` order.
+
+        As scikit-learn's naive Bayes ``predict_joint_log_proba``: the unnormalised scores whose row-wise
+        normalisation is :meth:`predict_log_proba`; log-CPT entries are floored at ``log(1e-300)``."""
+        check_is_fitted(self)
+        return self._joint_log_likelihood(self._encode_features(X))
 
     def predict_log_proba(self, X) -> np.ndarray:
         """Log posterior ``log P(class | x)`` per row, columns in ``classes_`` order.
@@ -213,12 +262,7 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
         probabilities are floored at 1e-300 per CPT entry) are reported as that value, so that
         ``predict_proba == exp(predict_log_proba)`` has no zeros where the log is finite."""
         check_is_fitted(self)
-        codes = self._codes(X)
-        lj = log_joint_batch(self._posterior_.compiled.layout, self._posterior_.compiled.log_cpt, codes,
-                             n_jobs=self.n_jobs or 1)[:, self._class_order_]
-        m = lj.max(axis=1, keepdims=True)
-        out = lj - (m + np.log(np.exp(lj - m).sum(axis=1, keepdims=True)))
-        return np.maximum(out, LOG_TINY, out=out)
+        return log_normalize_rows(self.predict_joint_log_proba(X), floor=LOG_TINY)
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior ``P(class | x)`` per row, shape (n_samples, n_classes), columns in ``classes_`` order."""
