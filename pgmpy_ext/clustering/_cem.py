@@ -16,7 +16,7 @@ from pgmpy_ext.clustering._engine import (
 )
 from pgmpy_ext.data import EncodedData
 from pgmpy_ext.models import cpds_from_counts, sorted_parents
-from pgmpy_ext.stats._cem import multinet_log_joint
+from pgmpy_ext.stats import multinet_log_joint
 from pgmpy_ext.utils import LOG_PROB_FLOOR
 
 __all__ = ["CEMClustering", "fit_cem"]

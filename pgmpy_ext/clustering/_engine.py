@@ -23,22 +23,20 @@ from sklearn.utils import check_scalar
 
 from pgmpy_ext.data import EncodedData
 from pgmpy_ext.stats import (
+    MultinetLayout,
     PairwiseCounts,
     UniqueRows,
+    argmax_labels,
     cmi_matrix,
     family_counts,
     mi_matrix,
-    pairwise_counts,
-    unique_rows,
-)
-from pgmpy_ext.stats._cem import (
-    MultinetLayout,
-    argmax_labels,
     multinet_counts_from_pairs,
     multinet_log_joint,
     normalize_blocks,
+    pairwise_counts,
     reseed_empty_clusters,
     sample_labels,
+    unique_rows,
 )
 from pgmpy_ext.structure._forest import SBN_STOPPING, sbn_code_length, sbn_monitor
 from pgmpy_ext.structure._trees import maximum_spanning_forest, orient_forest
@@ -141,7 +139,7 @@ class MStep:
     Holds a work copy of the codes with one extra column for the labels, so that each M-step is a single pass of
     :func:`pgmpy_ext.stats.pairwise_counts` conditioned on that column: ``N[i, j, x_i, x_j, k]`` for every pair and
     cluster. CL reads per-cluster MI from the slices ``k``; TAN/SBN use the CMI given the labels; the family counts
-    of every cluster are read from the same tables (:func:`pgmpy_ext.stats._cem.multinet_counts_from_pairs`).
+    of every cluster are read from the same tables (:func:`pgmpy_ext.stats.multinet_counts_from_pairs`).
 
     Parameters
     ----------
