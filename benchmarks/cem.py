@@ -175,10 +175,9 @@ def main(argv=None):
     ap.add_argument("--pgmpy-full", action="store_true", help="time DiscreteEM on all rows (minutes)")
     args = ap.parse_args(argv)
 
-    from pgmpy_ext.clustering._engine import MStep, initial_partition
+    from pgmpy_ext.clustering._cem_engine import MStep, initial_partition
     from pgmpy_ext.data import encode
-    from pgmpy_ext.stats import unique_rows
-    from pgmpy_ext.stats._cem import argmax_labels, sample_labels
+    from pgmpy_ext.stats import argmax_labels, sample_labels, unique_rows
 
     t0 = time.perf_counter()
     df = alarm_100k()

@@ -20,8 +20,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, show_progress_enabled
-from pgmpy_ext.clustering._multinet import multinet_to_network
 from pgmpy_ext.data import DiscreteInputMixin, EncodedData, encode
+from pgmpy_ext.models import multinet_to_network
 from pgmpy_ext.utils import check_generator, log_normalize_rows, logsumexp_rows
 
 __all__ = ["BaseBNMixture", "run_starts"]

@@ -6,7 +6,7 @@ import numpy as np
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
 from pgmpy_ext.clustering._base import BaseBNMixture, run_starts
-from pgmpy_ext.clustering._engine import (
+from pgmpy_ext.clustering._cem_engine import (
     CEMParams,
     CEMResult,
     CEMStart,
@@ -140,7 +140,7 @@ class CEMClustering(BaseBNMixture):
     --------
     pgmpy_ext.classifiers.CLMultinetClassifier, pgmpy_ext.classifiers.TANClassifier,
     pgmpy_ext.classifiers.SBNClassifier : the supervised counterparts.
-    multinet_to_network : one pgmpy network equivalent to a CL multinet.
+    pgmpy_ext.models.multinet_to_network : one pgmpy network equivalent to a CL multinet.
     sklearn.mixture.GaussianMixture : the soft (EM) counterpart for continuous data.
 
     Notes

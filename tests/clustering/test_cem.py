@@ -15,13 +15,13 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import pgmpy_ext.clustering._engine as engine
+import pgmpy_ext.clustering._cem_engine as engine
 from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD, VariableElimination
-from pgmpy_ext.clustering import CEMClustering, fit_cem, minimal_parents, multinet_to_network
-from pgmpy_ext.clustering._engine import MStep
+from pgmpy_ext.clustering import CEMClustering, fit_cem
+from pgmpy_ext.clustering._cem_engine import MStep
 from pgmpy_ext.data import EncodedData, encode
 from pgmpy_ext.evaluation import clustering_accuracy
-from pgmpy_ext.models import BatchPosterior
+from pgmpy_ext.models import BatchPosterior, minimal_parents, multinet_to_network
 from pgmpy_ext.stats import unique_rows
 from pgmpy_ext.structure import fit_chow_liu_tree, fit_tan
 from pgmpy_ext.structure._forest import fit_sbn
@@ -490,3 +490,12 @@ def test_public_engine_pieces_validate_their_options():
         engine.initial_partition(data.codes, uniq.inverse, 2, rng, "foo")
     with pytest.raises(ValueError, match="points has 300 rows and row_ids 2"):
         engine.initial_partition(data.codes, uniq.inverse[:2], 2, rng, "random_seeds")
+
+
+def test_multinet_converter_lives_in_models_and_stays_importable_from_clustering():
+    import pgmpy_ext.clustering as clustering
+    import pgmpy_ext.models as models
+
+    assert clustering.multinet_to_network is models.multinet_to_network
+    assert clustering.minimal_parents is models.minimal_parents
+    assert models.multinet_to_network.__module__ == "pgmpy_ext.models._multinet"
