@@ -77,8 +77,7 @@ class NumpyCEM:
         return np.argmax(lj, axis=1).astype(np.int32)
 
     def mstep(self, labels: np.ndarray, alpha: float = 0.0) -> dict:
-        from pgmpy_ext.structure._forest import sbn_code_length, sbn_monitor
-        from pgmpy_ext.structure._trees import maximum_spanning_forest, orient_forest
+        from pgmpy_ext.structure import maximum_spanning_forest, orient_forest, sbn_code_length, sbn_monitor
 
         K, m, cards = self.K, self.m, self.cards
         cnt = np.bincount(self.inverse * K + labels, minlength=self.ucodes.shape[0] * K)

@@ -7,14 +7,13 @@ classification (C) EM steps.
 
 Every iteration works on int32 codes: the E-step is one pass of the multinet kernel, the S/C-steps and the
 re-seeding of empty clusters are kernels too, and the M-step is one pass of the pairwise counting kernel
-conditioned on the current labels (which gives every per-cluster pair table at once), the MI/CMI kernels, Kruskal
-and the orientation of :mod:`pgmpy_ext.structure`, the SBN monitor of :mod:`pgmpy_ext.structure._forest`, and
-the family-count gathering and normalisation kernels.
+conditioned on the current labels (which gives every per-cluster pair table at once), the MI/CMI kernels, and the
+spanning-tree helpers of :mod:`pgmpy_ext.structure` (Kruskal and orientation, the per-class Chow-Liu trees the CL
+multinet uses, the SBN monitor walk ``fit_sbn`` uses), then the family-count gathering and normalisation kernels.
 """
 
 from __future__ import annotations
 
-import math
 import numbers
 from dataclasses import dataclass, field
 
@@ -29,7 +28,6 @@ from pgmpy_ext.stats import (
     argmax_labels,
     cmi_matrix,
     family_counts,
-    mi_matrix,
     multinet_counts_from_pairs,
     multinet_log_joint,
     normalize_blocks,
@@ -38,8 +36,14 @@ from pgmpy_ext.stats import (
     sample_labels,
     unique_rows,
 )
-from pgmpy_ext.structure._forest import SBN_STOPPING, sbn_code_length, sbn_monitor
-from pgmpy_ext.structure._trees import maximum_spanning_forest, orient_forest
+from pgmpy_ext.structure import (
+    SBN_STOPPING,
+    chow_liu_trees_per_class,
+    maximum_spanning_forest,
+    orient_forest,
+    sbn_code_length,
+    sbn_walk,
+)
 from pgmpy_ext.utils import check_generator, check_option
 
 __all__ = ["CEM_MODELS", "CEM_INITS", "EMPTY_CLUSTER_POLICIES", "CEMParams", "CEMStart", "CEMStarts", "CEMResult",
@@ -57,7 +61,6 @@ MAX_REDRAWS = 10
 #: Run the E- and M-steps on the distinct rows when there are at most this fraction of N of them.
 COMPRESS_BELOW = 0.7
 
-_LN2 = math.log(2.0)
 
 
 def _check_model_options(model, alpha, stopping) -> None:
@@ -221,24 +224,15 @@ class MStep:
 
     def _structure(self, pc: PairwiseCounts) -> tuple[np.ndarray, int]:
         K, m = self.K, self.m
-        if self.model == "cl":
-            per_cluster = pc.flat.reshape(-1, K)  # c is the fastest axis of every pair table
-            offsets = pc.offsets // K
-            parents = np.empty((K, m), dtype=np.intp)
-            n_edges = 0
-            for k in range(K):
-                w = mi_matrix(PairwiseCounts(np.ascontiguousarray(per_cluster[:, k]), offsets, pc.cards, 1,
-                                             self.features))
-                edges = maximum_spanning_forest(w)
-                parents[k] = orient_forest(m, edges)
-                n_edges += len(edges)
-            return parents, n_edges
+        if self.model == "cl":  # a Chow-Liu tree per cluster, as the CL multinet (roots: lowest index, D10)
+            trees = chow_liu_trees_per_class(pc)
+            parents = np.ascontiguousarray(np.stack([t.parents for t in trees]), dtype=np.intp)
+            return parents, sum(len(t.edges) for t in trees)
         w = cmi_matrix(pc)
-        edges = maximum_spanning_forest(w)
         if self.model == "sbn":
-            cmi_bits = np.array([w[i, j] for i, j in edges], dtype=np.float64) / _LN2
-            n_acc = sbn_monitor(cmi_bits, float(self.N), self.penalty_bits, self.stopping)[0]
-            edges = edges[:n_acc]
+            edges = sbn_walk(w, float(self.N), self.penalty_bits, self.stopping).edges
+        else:
+            edges = maximum_spanning_forest(w)
         par = orient_forest(m, edges)
         return np.ascontiguousarray(np.broadcast_to(par, (K, m))), len(edges)
 

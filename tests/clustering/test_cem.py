@@ -22,9 +22,16 @@ from pgmpy_ext.clustering._cem_engine import MStep
 from pgmpy_ext.data import EncodedData, encode
 from pgmpy_ext.evaluation import clustering_accuracy
 from pgmpy_ext.models import BatchPosterior, minimal_parents, multinet_to_network
-from pgmpy_ext.stats import unique_rows
-from pgmpy_ext.structure import fit_chow_liu_tree, fit_tan
-from pgmpy_ext.structure._forest import fit_sbn
+from pgmpy_ext.stats import pairwise_counts, unique_rows
+from pgmpy_ext.structure import (
+    chow_liu_trees_per_class,
+    fit_chow_liu_tree,
+    fit_cl_multinet,
+    fit_sbn,
+    fit_tan,
+    root_index,
+    sbn_walk,
+)
 
 MODELS = ["cl", "tan", "sbn"]
 _LN2 = math.log(2.0)
@@ -218,6 +225,27 @@ def test_m_step_structure_equals_the_classifier_engines(model, planted_data):
     got = {(features[p], features[i]) for i, p in enumerate(params.layout.parents[0]) if p >= 0}
     assert got == set(ref.augmenting_edges())
     assert (params.layout.parents == params.layout.parents[0]).all()
+
+
+def test_shared_structure_helpers_are_the_engines_ones(planted_data):
+    """CEM's M-step and the classifier engines use one set of spanning-tree helpers from pgmpy_ext.structure."""
+    X, _ = planted_data
+    data = encode(X)
+    labels = (np.random.default_rng(1).random(len(X)) < 0.3).astype(np.int32)
+    labelled = EncodedData(np.column_stack([data.codes, labels]), [*data.columns, "z"], [*data.states, [0, 1]])
+    features = list(data.columns)
+    trees = chow_liu_trees_per_class(pairwise_counts(labelled, features, cond="z"), root=2)
+    multinet = fit_cl_multinet(labelled, "z", root=features[2])
+    for k, tree in enumerate(trees):
+        assert_array_equal(tree.weights, multinet.trees[k].weights)
+        assert tree.edges == multinet.trees[k].edges
+        assert_array_equal(tree.parents, fit_chow_liu_tree(data.take(labels == k), root=features[2]).parents)
+    ref = fit_sbn(labelled, "z")
+    walk = sbn_walk(ref.trace["cmi"], float(len(X)), ref.trace["penalty_bits"])
+    assert [r["accepted"] for r in ref.trace["monitor"]] == [e < walk.n_accepted for e in range(len(walk.sequence))]
+    assert_array_equal([r["K_bits"] for r in ref.trace["monitor"]], walk.K)
+    with pytest.raises(ValueError, match="root 'nope' is not one of the features"):
+        root_index(features, "nope")
 
 
 def test_sbn_is_a_forest_between_nb_and_tan(planted_data):
