@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pgmpy_ext.classifiers._base import BNClassifierBase
-from pgmpy_ext.structure._augmented import fit_nb, fit_tan
+from pgmpy_ext.structure import fit_nb, fit_tan
 
 __all__ = ["NaiveBayesClassifier", "TANClassifier"]
 

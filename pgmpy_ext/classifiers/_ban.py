@@ -8,7 +8,7 @@ from sklearn.utils import check_scalar
 
 from pgmpy_ext.classifiers._base import BNClassifierBase
 from pgmpy_ext.stats import SCORE_KINDS
-from pgmpy_ext.structure._ban import fit_ban
+from pgmpy_ext.structure import fit_ban
 from pgmpy_ext.utils import check_option
 
 __all__ = ["BANClassifier"]

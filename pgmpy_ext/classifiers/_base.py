@@ -34,7 +34,7 @@ from pgmpy_ext.data import (
 )
 from pgmpy_ext.models import build_network, compile_network
 from pgmpy_ext.stats import log_joint_batch
-from pgmpy_ext.structure._base import ClassifierStructure
+from pgmpy_ext.structure import ClassifierStructure
 from pgmpy_ext.utils import LOG_PROB_FLOOR, LOG_TINY, check_generator, log_normalize_rows
 
 __all__ = ["BNClassifierBase"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pgmpy_ext.classifiers._base import BNClassifierBase
-from pgmpy_ext.structure._forest import (
+from pgmpy_ext.structure import (
     check_abn_params,
     check_fan_params,
     check_sbn_params,

@@ -7,7 +7,7 @@ import numbers
 from sklearn.utils import check_scalar
 
 from pgmpy_ext.classifiers._base import BNClassifierBase
-from pgmpy_ext.structure._kdb import fit_kdb
+from pgmpy_ext.structure import fit_kdb
 
 __all__ = ["KDBClassifier"]
 

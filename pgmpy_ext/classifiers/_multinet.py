@@ -8,7 +8,7 @@ from pgmpy_ext.classifiers._base import BNClassifierBase
 from pgmpy_ext.data import EncodedData
 from pgmpy_ext.models import build_network, sorted_parents
 from pgmpy_ext.stats import MultinetLayout, multinet_log_joint
-from pgmpy_ext.structure._multinet import MultinetStructure, fit_cl_multinet
+from pgmpy_ext.structure import MultinetStructure, fit_cl_multinet
 from pgmpy_ext.utils import LOG_PROB_FLOOR
 
 __all__ = ["CLMultinetClassifier"]

@@ -189,7 +189,7 @@ def _learners(alpha: float) -> dict:
 def _monitor_variants(sbn) -> dict:
     """Edge counts of the SBN monitor variants, from one fitted SBN's full Kruskal walk: marginal and cumulative
     rules with the real code length m = log2(n + 1), and the marginal rule with the integer m (D1)."""
-    from pgmpy_ext.structure._forest import sbn_code_length, sbn_monitor
+    from pgmpy_ext.structure import sbn_code_length, sbn_monitor
 
     trace = sbn.structure_.trace
     cmi_bits = sbn.monitor_trace_["cmi_bits"].to_numpy(dtype=np.float64)

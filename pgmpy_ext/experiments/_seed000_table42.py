@@ -238,7 +238,7 @@ def run_dataset(name: str, st: Settings, data_home=None, log=print) -> dict:
             log(f"  {name} {MODEL_NAMES[model]} {key}: vote {out['cem'][model, key]['vote'][0]:.2f}"
                 f" +- {out['cem'][model, key]['vote'][1]:.2f} ({np.mean(times):.1f} s per fit)")
     # the CML of the true classes (one M-step on the class labels): is the CEM optimum a better partition?
-    from pgmpy_ext.clustering._engine import MStep
+    from pgmpy_ext.clustering import MStep
     from pgmpy_ext.data import encode
 
     classes = np.unique(y, return_inverse=True)[1].astype(np.int32)

@@ -237,7 +237,7 @@ def reduction_checks() -> dict:
 
 def counterexample() -> dict:
     """Section A.6 at the weight level: N = 1000, |C| = 2, A and B binary, D with 10 states."""
-    from pgmpy_ext.structure._forest import abn_forest, mdl_gains
+    from pgmpy_ext.structure import abn_forest, mdl_gains
 
     cmi = np.array([[0.0, 0.05, 0.10], [0.05, 0.0, 0.09], [0.10, 0.09, 0.0]])
     cards = [2, 2, 10]
