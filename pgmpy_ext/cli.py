@@ -358,7 +358,7 @@ def _predict(args) -> int:
         info(f"# values not seen during fit, summed out as missing: "
              f"{', '.join(f'{c} ({n})' for c, n in unseen.items())}")
     if n_missing:
-        info(f"# {n_missing} missing cell(s) summed out exactly (in {int(rows.isna().any(axis=1).sum())} rows)")
+        info(f"# {n_missing} missing cell(s) summed out exactly (in {int(missing.any(axis=1).sum())} rows)")
     if str(target) in map(str, frame.columns):
         truth = frame[next(c for c in frame.columns if str(c) == str(target))]
         known = truth.notna().to_numpy()
