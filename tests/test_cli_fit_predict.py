@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import numpy as np
@@ -120,13 +121,11 @@ def test_fit_mdlp_and_stdout(files, tmp_path, capsys):
     assert "discretised (mdlp, on all the rows): temp" in capsys.readouterr().out
     assert main(["predict", "--model", str(model), "--data", str(new_csv)]) == 0
     captured = capsys.readouterr()
-    from io import StringIO
-
-    got = pd.read_csv(StringIO(captured.out), index_col=0)
+    got = pd.read_csv(io.StringIO(captured.out), index_col=0)
     lib = make_pipeline(MDLPDiscretizer(columns=["temp"]), NaiveBayesClassifier()).fit(train.drop(columns="label"),
                                                                                        train["label"])
-    np.testing.assert_allclose(got[["P(no)", "P(yes)"]].to_numpy(), lib.predict_proba(new.drop(columns=["id", "label"])),
-                               rtol=0, atol=1e-9)
+    want = lib.predict_proba(new.drop(columns=["id", "label"]))
+    np.testing.assert_allclose(got[["P(no)", "P(yes)"]].to_numpy(), want, rtol=0, atol=1e-9)
     assert got.index.tolist() == list(range(25))
     assert "# accuracy on the 25 row(s) with a class:" in captured.err  # notes go to stderr when the CSV is on stdout
 
