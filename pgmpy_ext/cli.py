@@ -139,8 +139,14 @@ def _fit_discretiser(kind: str, continuous: list, n_bins: int, X, y, *, supervis
 
 
 def _fit(args) -> int:
-    from pgmpy_ext.evaluation._cli import _discretize_how, _learners, _prepare, available_learners, columns_line
-    from pgmpy_ext.evaluation._cli import resolve_learner
+    from pgmpy_ext.evaluation._cli import (
+        _discretize_how,
+        _learners,
+        _prepare,
+        available_learners,
+        columns_line,
+        resolve_learner,
+    )
 
     try:
         out_path = Path(args.output)

@@ -46,7 +46,8 @@ def test_cluster_writes_k_labels_equal_to_the_library(corral_csv, tmp_path, caps
     assert f"by vote {clustering_accuracy(y, lib.labels_):.4f}" in text  # the class column is left out, reported
     back = read_xmlbif(net)
     assert back.check_model()
-    assert "cluster" in back.nodes() and "label" not in back.nodes()
+    assert "cluster" in back.nodes()
+    assert "label" not in back.nodes()
 
 
 def test_cluster_discretises_stdout_and_progress(tmp_path, capsys):
@@ -59,7 +60,8 @@ def test_cluster_discretises_stdout_and_progress(tmp_path, capsys):
                  "--discretize", "equal-width", "--bins", "4"]) == 0
     captured = capsys.readouterr()
     labels = pd.read_csv(io.StringIO(captured.out), index_col=0)
-    assert len(labels) == 90 and labels["cluster"].between(0, 2).all()
+    assert len(labels) == 90
+    assert labels["cluster"].between(0, 2).all()
     assert "# columns: 1 discretised (equal-width, 4 bins, on all the rows): x; 2 kept as categorical: a, b" in \
         captured.err
     assert "CEM-CL starts" in captured.err  # progress bar on by default in the CLI
@@ -111,6 +113,7 @@ def test_reproduce_writes_into_output_dir(tmp_path, monkeypatch, capsys, with_ou
     assert main(["reproduce", "fake", "--quick"]) == 0  # default: the current directory
     assert (tmp_path / "fake.md").exists()
     if with_output_dir:
-        assert calls["output"] is None and str(calls["output_dir"]) == "."
+        assert calls["output"] is None
+        assert str(calls["output_dir"]) == "."
     assert main(["reproduce", "nope"]) == 2
     assert "unknown reproduction 'nope'" in capsys.readouterr().err

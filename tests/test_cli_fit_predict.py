@@ -11,7 +11,6 @@ import pytest
 from sklearn.pipeline import make_pipeline
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD, VariableElimination
-from pgmpy_ext.cli import main
 from pgmpy_ext.classifiers import (
     ABNClassifier,
     BANClassifier,
@@ -25,6 +24,7 @@ from pgmpy_ext.classifiers import (
     StructuralTMClassifier,
     TANClassifier,
 )
+from pgmpy_ext.cli import main
 from pgmpy_ext.io import read_bif, read_xmlbif, write_xmlbif
 from pgmpy_ext.parameters import TMEstimator
 from pgmpy_ext.preprocessing import EqualFrequencyDiscretizer, MDLPDiscretizer

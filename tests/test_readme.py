@@ -60,8 +60,10 @@ def test_readme_fit_predict_cluster_block_runs(tmp_path, monkeypatch, capsys):
         _run_shell_line(line)
     capsys.readouterr()
     pred = pd.read_csv(tmp_path / "predictions.csv", index_col=0)
-    assert len(pred) == 128 and list(pred.columns) == ["prediction", "P(0)", "P(1)"]
-    assert (tmp_path / "corral_tan.bif").exists() and (tmp_path / "corral_tan.json").exists()
+    assert len(pred) == 128
+    assert list(pred.columns) == ["prediction", "P(0)", "P(1)"]
+    assert (tmp_path / "corral_tan.bif").exists()
+    assert (tmp_path / "corral_tan.json").exists()
     clusters = pd.read_csv(tmp_path / "clusters.csv", index_col=0)
     assert set(clusters["cluster"]) == {0, 1}
     assert (tmp_path / "corral_cem.xml").exists()
