@@ -292,13 +292,32 @@ def _prepare_new_rows(frame: pd.DataFrame, post, side: dict, handle_unknown: str
 
 
 def _posteriors(network, post, target, rows: pd.DataFrame) -> np.ndarray:
-    """P(target | observed cells) per row, columns in ``post.classes`` order. Complete rows go through the batch
-    kernel; a row with missing cells is answered exactly by pgmpy's VariableElimination with those cells left out
-    of the evidence (identical evidence is queried once)."""
-    incomplete = rows.isna().any(axis=1).to_numpy()
+    """P(target | observed cells) per row, columns in ``post.classes`` order, all exact. Complete rows go through
+    the batch kernel; so do rows whose missing nodes have only missing children (their factors are dropped, e.g.
+    the features of naive Bayes); any other row with missing cells is answered by pgmpy's VariableElimination with
+    those cells left out of the evidence (identical evidence is queried once)."""
+    from pgmpy_ext.models import BatchPosterior
+    from pgmpy_ext.utils import LOG_PROB_FLOOR
+
+    miss = rows.isna().to_numpy()
+    incomplete = miss.any(axis=1)
     proba = np.empty((rows.shape[0], len(post.classes)), dtype=np.float64)
     if (~incomplete).any():
         proba[~incomplete] = post.predict_proba(rows.loc[~incomplete])
+    pos = {c: j for j, c in enumerate(rows.columns)}
+    needs_ve = np.zeros(rows.shape[0], dtype=bool)
+    for j, node in enumerate(rows.columns):
+        children = list(network.successors(node))
+        if target in children:  # the target's own factor depends on this node: never dropped
+            needs_ve |= miss[:, j]
+        else:
+            needs_ve |= miss[:, j] & ~miss[:, [pos[c] for c in children]].all(axis=1)
+    droppable = incomplete & ~needs_ve
+    if droppable.any():
+        skip = BatchPosterior(network, target, missing="skip")
+        np.maximum(skip.compiled.log_cpt, LOG_PROB_FLOOR, out=skip.compiled.log_cpt)
+        proba[droppable] = skip.predict_proba(rows.loc[droppable])
+    incomplete = needs_ve
     if incomplete.any():
         from pgmpy_ext._compat import VariableElimination
 

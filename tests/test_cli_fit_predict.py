@@ -130,16 +130,25 @@ def test_fit_mdlp_and_stdout(files, tmp_path, capsys):
     assert "# accuracy on the 25 row(s) with a class:" in captured.err  # notes go to stderr when the CSV is on stdout
 
 
-def test_predict_unseen_and_missing_are_summed_out_exactly(files, tmp_path, capsys):
+@pytest.mark.parametrize("learner", [["nb"], ["kdb", "--param", "k=2"]], ids=["nb-batch", "kdb-ve"])
+def test_predict_unseen_and_missing_are_summed_out_exactly(files, tmp_path, capsys, monkeypatch, learner):
+    """NB's missing features are leaves (dropped in the batch kernel); kDB's have observed children (exact
+    VariableElimination): both must equal VariableElimination on the network with those cells left out."""
     train_csv, _, _, _ = files
     model = tmp_path / "kdb.xml"
-    assert main(["fit", "--data", str(train_csv), "--target", "label", "--learner", "kdb", "--param", "k=2",
+    assert main(["fit", "--data", str(train_csv), "--target", "label", "--learner", *learner,
                  "--output", str(model), "--no-progress"]) == 0
     capsys.readouterr()
     rows = pd.DataFrame({"id": ["a7", "b2", "c9", "d1"], "color": ["purple", "red", None, "blue"],
                          "size": [1, None, 3, 2], "flag": [0, 1, 1, 0], "temp": [0.3, 1.2, None, -9.0]})
     path = tmp_path / "odd.csv"
     rows.to_csv(path, index=False)
+    if learner == ["nb"]:  # every missing NB feature is a leaf: the batch kernel answers, pgmpy inference is not used
+
+        def no_ve(*args, **kwargs):
+            raise AssertionError("VariableElimination called for naive Bayes")
+
+        monkeypatch.setattr("pgmpy_ext._compat.VariableElimination", no_ve)
     assert main(["predict", "--model", str(model), "--data", str(path), "--index-col", "id",
                  "--output", str(tmp_path / "p.csv")]) == 0
     out = capsys.readouterr().out
