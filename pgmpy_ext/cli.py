@@ -174,7 +174,7 @@ def _fit(args) -> int:
         return 2
     print(f"# {source}: {X.shape[0]} rows, {X.shape[1]} features, class {y.name!r}; learner {label} "
           f"({type(clf).__name__})")
-    print(columns_line(X.columns, continuous, _discretize_how(args.discretize, args.bins, ", on all the rows")))
+    print(columns_line(X, continuous, _discretize_how(args.discretize, args.bins, ", on all the rows")))
     try:
         clf.fit(Xd, y)
     except ValueError as err:
@@ -419,7 +419,7 @@ def _cluster(args) -> int:
                         random_state=args.random_state, n_jobs=args.n_jobs, show_progress=not args.no_progress)
     info(f"# {source}: {X.shape[0]} rows, {X.shape[1]} features; CEM-{args.model.upper()}, {args.n_clusters} "
          f"clusters, {args.n_init} restart(s), seed {args.random_state}")
-    info(columns_line(X.columns, continuous, _discretize_how(args.discretize, args.bins, ", on all the rows")))
+    info(columns_line(X, continuous, _discretize_how(args.discretize, args.bins, ", on all the rows")))
     try:
         cem.fit(Xd)
     except ValueError as err:
@@ -518,7 +518,7 @@ def _add_predict_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True,
                    help="the sidecar .json written by fit, or its .bif/.xml (the sidecar beside it is read); any "
                         "other BIF/XMLBIF network works with --target")
-    p.add_argument("--data", type=Path, required=False, help="CSV or TSV file with the feature columns (others, "
+    p.add_argument("--data", type=Path, required=True, help="CSV or TSV file with the feature columns (others, "
                                                              "the class included, are ignored)")
     p.add_argument("--sep", default=None, help="column separator of --data (default: tab for .tsv/.tab, else comma)")
     p.add_argument("--target", help="class node, only for a network without a sidecar")

@@ -34,8 +34,8 @@ def test_cluster_writes_k_labels_equal_to_the_library(corral_csv, tmp_path, caps
                  "--no-progress"]) == 0
     text = capsys.readouterr().out
     assert f"# corral.csv: 128 rows, 6 features; CEM-{model.upper()}, 2 clusters, 2 restart(s), seed 3" in text
-    assert "# columns: 0 discretised (equal-frequency, 5 bins, on all the rows): none; 6 kept as categorical: " \
-           "A0, A1, B0, B1, Irrelevant, Correlated" in text
+    assert "# columns: 0 discretised (equal-frequency, 5 bins, on all the rows): none; 6 kept as categorical " \
+           "(states): A0 (2), A1 (2), B0 (2), B1 (2), Irrelevant (2), Correlated (2)" in text
     got = pd.read_csv(out, index_col=0)
     assert list(got.columns) == ["cluster", "P(0)", "P(1)"]
     assert len(got) == 128
@@ -62,8 +62,8 @@ def test_cluster_discretises_stdout_and_progress(tmp_path, capsys):
     labels = pd.read_csv(io.StringIO(captured.out), index_col=0)
     assert len(labels) == 90
     assert labels["cluster"].between(0, 2).all()
-    assert "# columns: 1 discretised (equal-width, 4 bins, on all the rows): x; 2 kept as categorical: a, b" in \
-        captured.err
+    assert "# columns: 1 discretised (equal-width, 4 bins, on all the rows): x; 2 kept as categorical (states): " \
+           "a (2), b (2)" in captured.err
     assert "CEM-CL starts" in captured.err  # progress bar on by default in the CLI
 
 

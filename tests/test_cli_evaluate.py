@@ -53,8 +53,8 @@ def test_evaluate_csv_end_to_end(csv_file, tmp_path, capsys):
     assert "Wilcoxon p" in out
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert f"critical-difference diagram saved to {out_png}" in out  # --plot draws what the README promises
-    assert "# columns: 1 discretised (equal-frequency, 3 bins, per training fold): temp; 2 kept as categorical: " \
-           "color, size" in out
+    assert "# columns: 1 discretised (equal-frequency, 3 bins, per training fold): temp; 2 kept as categorical " \
+           "(states): color (3), size (3)" in out
 
 
 def test_evaluate_tsv_loo_with_progress_bar(tmp_path, capsys):

@@ -87,8 +87,8 @@ def test_fit_predict_round_trip_equals_library(files, tmp_path, capsys, name, ex
     assert main(["fit", "--data", str(train_csv), "--target", "label", "--learner", name, *extra,
                  "--output", str(model), "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "# columns: 1 discretised (equal-frequency, 5 bins, on all the rows): temp; 3 kept as categorical: " \
-           "color, size, flag" in out
+    assert "# columns: 1 discretised (equal-frequency, 5 bins, on all the rows): temp; 3 kept as categorical " \
+           "(states): color (3), size (3), flag (2)" in out
     side = json.loads(model.with_suffix(".json").read_text())
     assert side["class_node"] == "label"
     assert side["classes"] == ["no", "yes"]

@@ -325,12 +325,19 @@ def _names(cols: list, limit: int = 20) -> str:
     return shown + (f", ... (+{len(cols) - limit} more)" if len(cols) > limit else "") if cols else "none"
 
 
-def columns_line(columns, continuous: list, how: str) -> str:
-    """The header line that says which feature columns are discretised (and how) and which are kept as
-    categorical variables with every value in the file declared as a state."""
-    kept = [c for c in columns if c not in set(continuous)]
+def _n_states(col: pd.Series) -> int:
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return len(col.cat.categories)
+    return int(col.nunique(dropna=True))
+
+
+def columns_line(X: pd.DataFrame, continuous: list, how: str) -> str:
+    """The header line that says which feature columns of ``X`` are discretised (and how) and which are kept as
+    categorical variables, with every value in the file declared as a state (their number in parentheses, so that
+    an ID-like or many-valued numeric column kept as categorical is visible)."""
+    kept = [c for c in X.columns if c not in set(continuous)]
     return (f"# columns: {len(continuous)} discretised ({how}): {_names(list(continuous))}; {len(kept)} kept as "
-            f"categorical: {_names(kept)}")
+            f"categorical (states): {_names([f'{c} ({_n_states(X[c])})' for c in kept])}")
 
 
 def _discretize_how(kind: str, n_bins: int, where: str) -> str:
@@ -393,7 +400,7 @@ def run(args, out=print) -> int:
                                       fixed_structure=args.fixed_structure, n_jobs=args.n_jobs,
                                       show_progress=not args.no_progress)
     _report(results, _protocol_line(args, X.shape[0], continuous, args.discretize) + "\n" +
-            columns_line(X.columns, continuous, _discretize_how(args.discretize, args.bins, ", per training fold")),
+            columns_line(X, continuous, _discretize_how(args.discretize, args.bins, ", per training fold")),
             out)
     if args.output is not None:
         results.to_csv(args.output, index=False)
