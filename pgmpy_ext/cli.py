@@ -74,7 +74,13 @@ def _write_network(model, path: Path) -> None:
 def _read_network(path: Path):
     from pgmpy_ext.io import read_bif, read_xmlbif
 
-    return (read_bif if _network_format(path, "--model") == "bif" else read_xmlbif)(path)
+    reader = read_bif if _network_format(path, "--model") == "bif" else read_xmlbif
+    if not path.is_file():
+        raise _UsageError(f"the network file {str(path)!r} does not exist.")
+    try:
+        return reader(path)
+    except Exception as err:  # pgmpy's readers raise many types on a damaged file; name the file
+        raise _UsageError(f"could not read the network {str(path)!r}: {type(err).__name__}: {err}") from None
 
 
 def _plain(value):
@@ -196,6 +202,7 @@ def _fit(args) -> int:
         "format": _SIDECAR_FORMAT, "format_version": 1, "pgmpy_ext_version": __version__,
         "network": out_path.name, "network_format": fmt, "network_kind": kind,
         "learner": args.learner, "learner_class": type(clf).__name__, "tm": tm,
+        "tm_solver": args.tm_solver if tm else None,
         "params": {k: v for k, v in clf.get_params(deep=False).items()
                    if (isinstance(v, (str, int, float, bool)) or v is None) and k not in ("show_progress", "n_jobs")},
         "class_node": _plain(class_node), "classes": [_plain(c) for c in clf.classes_],

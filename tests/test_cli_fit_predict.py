@@ -94,6 +94,7 @@ def test_fit_predict_round_trip_equals_library(files, tmp_path, capsys, name, ex
     assert side["classes"] == ["no", "yes"]
     assert side["features"] == ["color", "size", "flag", "temp"]
     assert len(side["discretizer"]["cut_points"]["temp"]) == 4
+    assert side["tm_solver"] == ("lbfgs" if name == "tan-tm" else None)
     net = (read_bif if suffix == ".bif" else read_xmlbif)(model)
     assert net.check_model()
     # predict from the sidecar, with the user's row labels
@@ -240,6 +241,16 @@ def test_fit_and_predict_file_errors(files, tmp_path, capsys):
     (tmp_path / "other.json").write_text('{"a": 1}')
     assert main(["predict", "--model", str(tmp_path / "other.json"), "--data", str(new_csv)]) == 2
     assert "is not a model file written by 'pgmpy-ext fit'" in capsys.readouterr().err
+    assert main(["fit", "--data", str(train_csv), "--target", "label", "--output", str(tmp_path / "m.xml"),
+                 "--no-progress"]) == 0
+    side = json.loads((tmp_path / "m.json").read_text())
+    assert side["tm_solver"] is None
+    (tmp_path / "m.xml").rename(tmp_path / "moved.xml")
+    assert main(["predict", "--model", str(tmp_path / "m.json"), "--data", str(new_csv)]) == 2
+    assert "the network file" in capsys.readouterr().err
+    (tmp_path / "moved.xml").write_text("<not a network")
+    assert main(["predict", "--model", str(tmp_path / "moved.xml"), "--data", str(new_csv), "--target", "label"]) == 2
+    assert "could not read the network" in capsys.readouterr().err
     assert main(["fit", "--data", str(train_csv), "--target", "label", "--output", str(tmp_path / "m.xml"),
                  "--no-progress"]) == 0
     pd.DataFrame({"color": ["red"]}).to_csv(tmp_path / "short.csv", index=False)
