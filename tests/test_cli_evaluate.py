@@ -52,6 +52,9 @@ def test_evaluate_csv_end_to_end(csv_file, tmp_path, capsys):
     assert "| NB | TAN |" in out
     assert "Wilcoxon p" in out
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"critical-difference diagram saved to {out_png}" in out  # --plot draws what the README promises
+    assert "# columns: 1 discretised (equal-frequency, 3 bins, per training fold): temp; 2 kept as categorical " \
+           "(states): color (3), size (3)" in out
 
 
 def test_evaluate_tsv_loo_with_progress_bar(tmp_path, capsys):
@@ -155,6 +158,23 @@ def test_evaluate_tm_learners(csv_file, tmp_path, capsys, solver):
     nb, nbtm = (res[res["learner"] == k].sort_values("fold") for k in ("NB", "NB-TM"))
     # the TM maximises the training CLL: never below the generative start on any fold
     assert (nbtm["train_cll"].to_numpy() >= nb["train_cll"].to_numpy() - 1e-9).all()
+
+
+def test_plot_falls_back_to_bars_for_one_learner(csv_file, tmp_path, capsys):
+    png = tmp_path / "one.png"
+    assert main(["evaluate", "--data", str(csv_file), "--target", "label", "--learners", "nb", "--folds", "3",
+                 "--plot", str(png), "--no-progress"]) == 0
+    assert "bar chart (a critical-difference diagram needs at least 2 learners and 2 folds) saved" in \
+        capsys.readouterr().out
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_learner_names_as_typed(csv_file, tmp_path, capsys):
+    out_csv = tmp_path / "res.csv"
+    assert main(["evaluate", "--data", str(csv_file), "--target", "label", "--learners", "cl-multinet,structural-tm",
+                 "--folds", "2", "--output", str(out_csv), "--no-progress"]) == 0
+    assert list(dict.fromkeys(pd.read_csv(out_csv)["learner"])) == ["CLMN", "structuraltm"]
+    assert "TM solver" not in capsys.readouterr().out  # structural-tm is a learner, not the '-tm' suffix
 
 
 def test_evaluate_tm_suffix_errors(csv_file, capsys):

@@ -89,7 +89,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="learn each structure once on all the data and refit only the parameters per fold")
     p.add_argument("--dropna", action="store_true", help="drop rows with a missing value (default: refuse them)")
     p.add_argument("--n-jobs", type=int, default=1, help="parallel (learner, fold) tasks (default 1; -1 = all cores)")
-    p.add_argument("--plot", type=Path, default=None, help="save a bar chart of accuracy ± std per learner here")
+    p.add_argument("--plot", type=Path, default=None,
+                   help="save a critical-difference diagram here (PNG/PDF/SVG by the suffix): average accuracy ranks "
+                        "of the learners over the folds, Friedman test and Nemenyi CD with the folds as blocks (a bar "
+                        "chart of accuracy ± std when there is one learner or one fold)")
     p.add_argument("--output", type=Path, default=None, help="write the per-fold results (CSV) here")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
@@ -140,6 +143,22 @@ def _is_continuous(col: pd.Series) -> bool:
     return bool(vals.size) and not np.all(vals == np.round(vals))
 
 
+def continuous_columns(X: pd.DataFrame) -> list:
+    """The columns to discretise: those the discretisers of :mod:`pgmpy_ext.preprocessing` select by default
+    (their fitted ``columns_``), so the command line follows the library's rule; float columns with a fractional
+    value when the discretisers are not available. Decided on all the rows, from the values only (no labels)."""
+    try:
+        from pgmpy_ext.preprocessing import EqualWidthDiscretizer
+
+        probe = EqualWidthDiscretizer(n_bins=2).fit(X)  # columns=None: the library's default selection
+        cols = getattr(probe, "columns_", None)
+    except (ImportError, ValueError, TypeError):
+        cols = None
+    if cols is None:
+        cols = [c for c in X.columns if _is_continuous(X[c])]
+    return [c for c in X.columns if c in set(cols)]
+
+
 def _prepare(X: pd.DataFrame, y: pd.Series, dropna: bool) -> tuple[pd.DataFrame, pd.Series, list]:
     """Declare the full domain of every discrete column; return (X, y, continuous column names)."""
     missing = X.isna().any(axis=1) | y.isna()
@@ -152,12 +171,11 @@ def _prepare(X: pd.DataFrame, y: pd.Series, dropna: bool) -> tuple[pd.DataFrame,
     if X.shape[0] < 2:
         raise _UsageError(f"the data have {X.shape[0]} complete row(s); cross-validation needs more.")
     out = {}
-    continuous = []
+    continuous = continuous_columns(X)
     for c in X.columns:
         col = X[c]
-        if _is_continuous(col):
-            continuous.append(c)
-            out[c] = col.astype(float)
+        if c in continuous:
+            out[c] = col if pd.api.types.is_numeric_dtype(col.dtype) else col.astype(float)
             continue
         if pd.api.types.is_float_dtype(col.dtype):
             col = col.astype(np.int64)
@@ -197,18 +215,41 @@ def _discretizer(kind: str, columns: list, n_bins: int):
     return cls(n_bins=n_bins, columns=list(columns))
 
 
+def _normalise_name(name: str, avail: dict) -> str | None:
+    """A learner short name as typed -> its key in ``avail``: dashes and underscores are ignored and the aliases
+    apply (``cl-multinet`` -> ``clmn``, ``structural-tm`` -> ``structuraltm``); None when unknown."""
+    key = name.replace("-", "").replace("_", "")
+    key = _ALIASES.get(key, key)
+    return key if key in avail else None
+
+
+def resolve_learner(name: str, avail: dict | None = None) -> tuple[str, bool]:
+    """``(key in available_learners(), with TM parameters)`` of one name as typed on the command line; None as the
+    key when the name is unknown. A '-tm' suffix asks for TM parameters unless the whole name is a learner
+    (``structural-tm``)."""
+    avail = available_learners() if avail is None else avail
+    name = name.strip().lower()
+    whole = _normalise_name(name, avail)
+    if whole is not None:
+        return whole, False
+    if name.endswith("-tm"):
+        return _normalise_name(name.removesuffix("-tm"), avail), True
+    return None, False
+
+
 def _learners(spec: str, alpha: float, seed: int, tm_solver: str = "tm") -> dict:
     avail = available_learners()
     names = [s.strip().lower() for s in spec.split(",") if s.strip()]
     if not names:
         raise _UsageError("--learners is empty; give e.g. --learners nb,tan.")
-    unknown = [n for n in names if n.removesuffix("-tm") not in avail]
+    unknown = [n for n in names if resolve_learner(n, avail)[0] is None]
     if unknown:
         raise _UsageError(f"unknown learner(s) {unknown!r}; available: {', '.join(sorted(avail))} (each also with "
                           "a '-tm' suffix when it takes a parameter estimator).")
     out = {}
     for n in dict.fromkeys(names):
-        base = n.removesuffix("-tm")
+        key, tm = resolve_learner(n, avail)
+        base = key
         cls = avail[base]
         params = cls().get_params()
         kw = {}
@@ -216,7 +257,7 @@ def _learners(spec: str, alpha: float, seed: int, tm_solver: str = "tm") -> dict
             kw["alpha"] = alpha
         if "random_state" in params:
             kw["random_state"] = seed
-        if n != base:
+        if tm:
             if "estimator" not in params:
                 raise _UsageError(f"learner {base!r} takes no parameter estimator, so {n!r} is not available "
                                   "(structuraltm already learns TM parameters).")
@@ -224,7 +265,8 @@ def _learners(spec: str, alpha: float, seed: int, tm_solver: str = "tm") -> dict
 
             # the TM starts from the smoothed counts (alpha) and maximises the conditional likelihood
             kw["estimator"] = TMEstimator(alpha=alpha, solver=tm_solver)
-        out[base.upper() + n[len(base):].upper() if len(base) <= 4 else n] = cls(**kw)
+        out[(base.upper() if len(base) <= 4 else base) + ("-TM" if tm and len(base) <= 4 else "-tm" if tm else "")] = \
+            cls(**kw)
     return out
 
 
@@ -268,7 +310,7 @@ def _protocol_line(args, n_rows: int, continuous: list, disc: str) -> str:
     else:
         what = "resubstitution (train = test)"
     line = f"# {what}, seed {args.seed}, {n_rows} rows, alpha={args.alpha}"
-    if any(n.strip().lower().endswith("-tm") for n in args.learners.split(",")):
+    if any(resolve_learner(n)[1] for n in args.learners.split(",") if n.strip()):
         line += f"; TM solver {getattr(args, 'tm_solver', 'tm')}"
     if continuous:
         line += f"; {len(continuous)} real-valued column(s) cut per training fold ({disc}"
@@ -276,6 +318,52 @@ def _protocol_line(args, n_rows: int, continuous: list, disc: str) -> str:
     if args.fixed_structure:
         line += "; structures fixed on all the data"
     return line
+
+
+def _names(cols: list, limit: int = 20) -> str:
+    shown = ", ".join(str(c) for c in cols[:limit])
+    return shown + (f", ... (+{len(cols) - limit} more)" if len(cols) > limit else "") if cols else "none"
+
+
+def _n_states(col: pd.Series) -> int:
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return len(col.cat.categories)
+    return int(col.nunique(dropna=True))
+
+
+def columns_line(X: pd.DataFrame, continuous: list, how: str) -> str:
+    """The header line that says which feature columns of ``X`` are discretised (and how) and which are kept as
+    categorical variables, with every value in the file declared as a state (their number in parentheses, so that
+    an ID-like or many-valued numeric column kept as categorical is visible)."""
+    kept = [c for c in X.columns if c not in set(continuous)]
+    return (f"# columns: {len(continuous)} discretised ({how}): {_names(list(continuous))}; {len(kept)} kept as "
+            f"categorical (states): {_names([f'{c} ({_n_states(X[c])})' for c in kept])}")
+
+
+def _discretize_how(kind: str, n_bins: int, where: str) -> str:
+    return f"{kind}{'' if kind == 'mdlp' else f', {n_bins} bins'}{where}"
+
+
+def _plot(results: pd.DataFrame, name: str, path: Path, out) -> None:
+    """``--plot``: a critical-difference diagram of the learners' average accuracy ranks over the folds (Friedman
+    test + Nemenyi CD, folds as blocks); a bar chart when there are fewer than 2 learners or 2 folds."""
+    from pgmpy_ext.evaluation import friedman_test, plot_accuracy_comparison, plot_critical_difference
+
+    learners = list(dict.fromkeys(results["learner"]))
+    wide = results.pivot_table(index=["repeat", "fold"], columns="learner", values="accuracy", sort=False)
+    wide = wide[learners].dropna()
+    if len(learners) >= 2 and wide.shape[0] >= 2:
+        fr = friedman_test(wide)
+        title = (f"{name}: accuracy ranks over {wide.shape[0]} folds (Friedman p = {fr.pvalue:.3g})\n"
+                 "folds are not independent data sets: read the CD as indicative")
+        fig = plot_critical_difference(fr, title=title)
+        what = "critical-difference diagram"
+    else:
+        fig = plot_accuracy_comparison(results.assign(dataset=name), kind="bar",
+                                       title=f"{name}: accuracy (mean ± std over folds)")
+        what = "bar chart (a critical-difference diagram needs at least 2 learners and 2 folds)"
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    out(f"{what} saved to {path}")
 
 
 def run(args, out=print) -> int:
@@ -305,20 +393,18 @@ def run(args, out=print) -> int:
     except _UsageError as err:
         print(f"pgmpy-ext evaluate: error: {err}", file=sys.stderr)
         return 2
-    from pgmpy_ext.evaluation import cross_validate_learners, plot_accuracy_comparison
+    from pgmpy_ext.evaluation import cross_validate_learners
 
     results = cross_validate_learners(learners, X, y, cv=args.cv, n_splits=args.folds, n_repeats=args.repeats,
                                       test_size=args.test_size, random_state=args.seed,
                                       fixed_structure=args.fixed_structure, n_jobs=args.n_jobs,
                                       show_progress=not args.no_progress)
-    _report(results, _protocol_line(args, X.shape[0], continuous, args.discretize), out)
+    _report(results, _protocol_line(args, X.shape[0], continuous, args.discretize) + "\n" +
+            columns_line(X, continuous, _discretize_how(args.discretize, args.bins, ", per training fold")),
+            out)
     if args.output is not None:
         results.to_csv(args.output, index=False)
         out(f"\nper-fold results written to {args.output}")
     if args.plot is not None:
-        name = args.data.name if args.data is not None else args.dataset
-        fig = plot_accuracy_comparison(results.assign(dataset=name), kind="bar",
-                                       title=f"{name}: accuracy (mean ± std over folds)")
-        fig.savefig(args.plot, dpi=120, bbox_inches="tight")
-        out(f"plot saved to {args.plot}")
+        _plot(results, args.data.name if args.data is not None else args.dataset, args.plot, out)
     return 0
