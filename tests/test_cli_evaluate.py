@@ -10,8 +10,8 @@ import pytest
 
 import pgmpy_ext.datasets
 from pgmpy_ext.cli import main
+from pgmpy_ext.cli._evaluate import available_learners
 from pgmpy_ext.evaluation import RESULT_COLUMNS
-from pgmpy_ext.evaluation._cli import available_learners
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pgmpy_ext.evaluation._cli import _UsageError
+from pgmpy_ext.cli._evaluate import _UsageError
 
 
 def _version(_args) -> int:
@@ -47,7 +47,7 @@ def _demo(args) -> int:
 
 
 def _evaluate(args) -> int:
-    from pgmpy_ext.evaluation._cli import run
+    from pgmpy_ext.cli._evaluate import run
 
     return run(args)
 
@@ -115,7 +115,7 @@ def _learner_params(args, cls) -> dict:
 
 def _data_frame(args, *, need_target: bool):
     """(X, y or None, source name) from --data/--dataset, with the evaluate command's reading rules."""
-    from pgmpy_ext.evaluation._cli import _load, _read_table
+    from pgmpy_ext.cli._evaluate import _load, _read_table
 
     if args.data is None and args.dataset is None:
         raise _UsageError("give the data: --data FILE" + (" --target COLUMN" if need_target else "") +
@@ -130,7 +130,7 @@ def _data_frame(args, *, need_target: bool):
 
 def _fit_discretiser(kind: str, continuous: list, n_bins: int, X, y, *, supervised_ok: bool = True):
     """(transformed X, {column: cut points}) for the columns to cut, fitted on all the rows."""
-    from pgmpy_ext.evaluation._cli import _discretizer
+    from pgmpy_ext.cli._evaluate import _discretizer
 
     if kind == "mdlp" and continuous and not supervised_ok:
         raise _UsageError("--discretize mdlp needs class labels (it is supervised); use equal-frequency or "
@@ -145,7 +145,7 @@ def _fit_discretiser(kind: str, continuous: list, n_bins: int, X, y, *, supervis
 
 
 def _fit(args) -> int:
-    from pgmpy_ext.evaluation._cli import (
+    from pgmpy_ext.cli._evaluate import (
         _discretize_how,
         _learners,
         _prepare,
@@ -345,7 +345,7 @@ def _posteriors(network, post, target, rows: pd.DataFrame) -> np.ndarray:
 
 
 def _predict(args) -> int:
-    from pgmpy_ext.evaluation._cli import _read_table
+    from pgmpy_ext.cli._evaluate import _read_table
     from pgmpy_ext.models import BatchPosterior
     from pgmpy_ext.utils import LOG_PROB_FLOOR
 
@@ -405,7 +405,7 @@ def _predict(args) -> int:
 
 # ---------------------------------------------------------------------------------------------- cluster
 def _cluster(args) -> int:
-    from pgmpy_ext.evaluation._cli import _discretize_how, _prepare, columns_line
+    from pgmpy_ext.cli._evaluate import _discretize_how, _prepare, columns_line
 
     to_stdout = args.output is None
     info = (lambda s: print(s, file=sys.stderr)) if to_stdout else print
@@ -489,7 +489,7 @@ def _add_source_arguments(p: argparse.ArgumentParser, *, target_help: str) -> No
 
 
 def _add_data_rules(p: argparse.ArgumentParser, *, supervised: bool) -> None:
-    from pgmpy_ext.evaluation._cli import DISCRETIZERS
+    from pgmpy_ext.cli._evaluate import DISCRETIZERS
 
     kinds = list(DISCRETIZERS) if supervised else [k for k in DISCRETIZERS if k != "mdlp"]
     p.add_argument("--discretize", default="equal-frequency", choices=kinds,
@@ -568,7 +568,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=42)
     d.add_argument("--no-progress", action="store_true", help="hide progress bars")
     d.set_defaults(func=_demo)
-    from pgmpy_ext.evaluation._cli import add_arguments as _evaluate_arguments
+    from pgmpy_ext.cli._evaluate import add_arguments as _evaluate_arguments
 
     e = sub.add_parser("evaluate", help="cross-validate classifiers on a CSV/TSV file or a shared data set")
     _evaluate_arguments(e)
