@@ -7,8 +7,14 @@ import pandas as pd
 import pytest
 
 from pgmpy_ext.data import encode
-from pgmpy_ext.stats import FamilyCounter, family_counts, family_counts_codes, family_counts_many, pairwise_counts
-from pgmpy_ext.stats import _counting
+from pgmpy_ext.stats import (
+    FamilyCounter,
+    _counting,
+    family_counts,
+    family_counts_codes,
+    family_counts_many,
+    pairwise_counts,
+)
 
 
 def test_default_limit_is_two_gib():
