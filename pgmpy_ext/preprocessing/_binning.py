@@ -253,7 +253,8 @@ class EqualWidthDiscretizer(_KBinsDiscretizer):
         :data:`pgmpy_ext.data.MAX_NUMERIC_STATES` (50) distinct values (an amount, an age in years); integer-coded
         categorical columns with at most 50 values pass through. ``"numeric"``: every numeric (not bool, not
         categorical) column, except whole-number columns with at most ``n_bins`` distinct values, which are kept
-        as they are (D14: e.g. Zoo "legs"; the classifiers treat them as categorical). A list: exactly these columns (integer positions are accepted for array input).
+        as they are (D14: e.g. Zoo "legs"; the classifiers treat them as categorical). A list: exactly these
+        columns (integer positions are accepted for array input).
 
     Attributes
     ----------
