@@ -60,3 +60,14 @@ def test_guards_follow_the_module_limit(monkeypatch):
                                          r"observed parent configurations"):
         counter.table(0, [1])
     assert counter.table(2, [])[0].shape == (2, 1)  # small tables still work
+
+
+def test_tan_classifier_surfaces_the_refusal():
+    from pgmpy_ext.classifiers import TANClassifier
+
+    n = 16000
+    ids = np.arange(n).astype(str)
+    X = pd.DataFrame({"id1": ids, "id2": ids[::-1], "x": np.arange(n) % 3})
+    with pytest.raises(ValueError, match=r"the pairwise counts of 3 features given 'class' \(2 states\) would need "
+                                         r"3\.82 GiB.*'id1' \(16000 states\) x 'id2' \(16000 states\)"):
+        TANClassifier().fit(X, np.arange(n) % 2)
