@@ -13,6 +13,8 @@ from pgmpy_ext.data._encoded import (
     encode,
     numeric_columns_to_discretize,
     pgmpy_state_names,
+    state_key,
+    to_python,
 )
 from pgmpy_ext.data._input import DiscreteInputMixin, as_frame
 
@@ -20,3 +22,4 @@ __all__ = ["EncodedData", "encode", "MISSING_POLICIES", "DiscreteInputMixin", "a
 __all__ += ["HANDLE_UNKNOWN", "MAX_NUMERIC_STATES", "numeric_columns_to_discretize"]
 __all__ += ["check_numeric_columns", "pgmpy_state_names"]
 __all__ += ["FIT_MISSING", "check_fit_frame", "check_no_missing"]
+__all__ += ["state_key", "to_python"]

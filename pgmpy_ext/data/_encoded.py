@@ -17,7 +17,7 @@ import pandas as pd
 
 __all__ = ["EncodedData", "encode", "MISSING_POLICIES", "HANDLE_UNKNOWN", "MAX_NUMERIC_STATES",
            "check_numeric_columns", "numeric_columns_to_discretize", "pgmpy_state_names", "FIT_MISSING",
-           "check_fit_frame", "check_no_missing"]
+           "check_fit_frame", "check_no_missing", "state_key", "to_python"]
 
 MISSING_POLICIES = ("error", "skip")
 
@@ -31,7 +31,7 @@ HANDLE_UNKNOWN = ("error", "ignore")
 MAX_NUMERIC_STATES = 50
 
 
-def _to_python(value):
+def to_python(value):
     """numpy scalar -> the matching Python scalar; anything else unchanged."""
     if isinstance(value, np.generic):
         return value.item()
@@ -40,7 +40,7 @@ def _to_python(value):
 
 def _row_label(index: pd.Index, r: int):
     """The user's label of row position ``r`` (a Python scalar, so messages print ``5``, not ``np.int64(5)``)."""
-    return _to_python(index[r])
+    return to_python(index[r])
 
 
 def _is_missing(value) -> bool:
@@ -482,13 +482,13 @@ def _encode_column(col, series: pd.Series, declared, missing: str, index: pd.Ind
     # Either way only the (few) distinct values go through Python.
     if kind == "category":
         fcodes = series.cat.codes.to_numpy()
-        uniques = [_to_python(v) for v in series.cat.categories]
+        uniques = [to_python(v) for v in series.cat.categories]
     else:
         try:
             fcodes, uniques = pd.factorize(series, use_na_sentinel=True)
         except TypeError:
             raise TypeError("argument must be a string or a number") from None
-        uniques = [_to_python(v) for v in np.asarray(uniques, dtype=object)]
+        uniques = [to_python(v) for v in np.asarray(uniques, dtype=object)]
     if kind == "object":
         for v in uniques:
             if not isinstance(v, Hashable):
@@ -500,11 +500,11 @@ def _encode_column(col, series: pd.Series, declared, missing: str, index: pd.Ind
             and len(uniques) > max_numeric_states:
         raise ValueError(_numeric_rule_message(col, len(uniques), max_numeric_states))
     if declared is not None:
-        st = [_to_python(v) for v in declared]
-        if len({_state_key(v) for v in st}) != len(st):
+        st = [to_python(v) for v in declared]
+        if len({state_key(v) for v in st}) != len(st):
             raise ValueError(f"Declared states of column {col!r} contain duplicates: {st!r}.")
     elif kind == "category":
-        st = [_to_python(v) for v in series.cat.categories]
+        st = [to_python(v) for v in series.cat.categories]
     elif kind == "bool":
         st = [False, True]
     else:
@@ -513,8 +513,8 @@ def _encode_column(col, series: pd.Series, declared, missing: str, index: pd.Ind
             st = [float(v) for v in st]
     if not st:
         raise ValueError(f"Column {col!r} has no observed value (all missing); cannot infer its states.")
-    lookup = {_state_key(v): i for i, v in enumerate(st)}
-    remap = np.array([lookup.get(_state_key(v), -1) for v in uniques], dtype=np.int32)
+    lookup = {state_key(v): i for i, v in enumerate(st)}
+    remap = np.array([lookup.get(state_key(v), -1) for v in uniques], dtype=np.int32)
     if remap.shape[0] <= len(st) and np.array_equal(remap, np.arange(remap.shape[0])):
         return fcodes, st, False  # codes already are state indices (e.g. categories == states); -1 stays missing
     unknown = np.flatnonzero(remap < 0)  # e.g. unused categories outside the declared states are harmless
@@ -527,9 +527,9 @@ def _encode_column(col, series: pd.Series, declared, missing: str, index: pd.Ind
     return np.append(remap, -1)[fcodes], st, bool(rows.size)  # fcodes == -1 picks the trailing -1
 
 
-def _state_key(v):
+def state_key(v):
     """Key under which states are matched: numpy scalars compare as Python scalars; bool stays distinct from int."""
-    v = _to_python(v)
+    v = to_python(v)
     if isinstance(v, bool):
         return ("bool", v)
     if isinstance(v, numbers.Integral):

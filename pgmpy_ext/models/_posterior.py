@@ -18,8 +18,7 @@ import numpy as np
 import pandas as pd
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD
-from pgmpy_ext.data import EncodedData, encode
-from pgmpy_ext.data._encoded import _state_key, _to_python
+from pgmpy_ext.data import EncodedData, encode, state_key, to_python
 from pgmpy_ext.stats import NetworkLayout, log_joint_batch, posterior_batch
 from pgmpy_ext.utils import logsumexp_rows
 from pgmpy_ext.utils.validation import check_option
@@ -107,8 +106,8 @@ def compile_network(model: DiscreteBayesianNetwork, target, *, columns: Sequence
     states = {}
     for n, cpd in cpds.items():
         sn = cpd.state_names.get(n) if cpd.state_names else None
-        st = list(range(int(cpd.cardinality[0]))) if sn is None else [_to_python(s) for s in sn]
-        if len({_state_key(s) for s in st}) != len(st):
+        st = list(range(int(cpd.cardinality[0]))) if sn is None else [to_python(s) for s in sn]
+        if len({state_key(s) for s in st}) != len(st):
             raise ValueError(f"the states of {n!r} are not distinct: {st!r}.")
         states[n] = st
     families, tables, cards = {}, {}, {n: len(s) for n, s in states.items()}
@@ -128,8 +127,8 @@ def compile_network(model: DiscreteBayesianNetwork, target, *, columns: Sequence
             sn = cpd.state_names.get(var) if cpd.state_names else None
             if sn is None:
                 continue
-            here = [_state_key(_to_python(s)) for s in sn]
-            ref = [_state_key(s) for s in states[var]]
+            here = [state_key(to_python(s)) for s in sn]
+            ref = [state_key(s) for s in states[var]]
             if here != ref:
                 pos = {k: i for i, k in enumerate(here)}
                 if set(pos) != set(ref):
@@ -270,14 +269,14 @@ class BatchPosterior:
         handling, is the general encoder's)."""
         keys = self.__dict__.get("_state_keys")
         if keys is None:  # computed once; not in __init__ so that older pickles keep working
-            keys = self._state_keys = {c: [_state_key(s) for s in self.states[c]] for c in self.features}
+            keys = self._state_keys = {c: [state_key(s) for s in self.states[c]] for c in self.features}
         cols = []
         for c in self.features:
             s = X[c]
             if not isinstance(s, pd.Series) or not isinstance(s.dtype, pd.CategoricalDtype):
                 return None
             cats = s.dtype.categories
-            if len(cats) != len(keys[c]) or [_state_key(_to_python(v)) for v in cats] != keys[c]:
+            if len(cats) != len(keys[c]) or [state_key(to_python(v)) for v in cats] != keys[c]:
                 return None
             cols.append(s.array.codes)
         if not cols:
@@ -295,8 +294,8 @@ class BatchPosterior:
             except KeyError:
                 raise ValueError(f"the data lacks column {c!r}; P({self.target!r} | ...) needs every node except the "
                                  f"target (features: {self.features!r}).") from None
-            src = [_state_key(s) for s in data.states[k]]
-            ref = {_state_key(s): i for i, s in enumerate(self.states[c])}
+            src = [state_key(s) for s in data.states[k]]
+            ref = {state_key(s): i for i, s in enumerate(self.states[c])}
             col = data.codes[:, k]
             if src == list(ref):
                 out[:, j] = col
