@@ -57,18 +57,18 @@ def files(tmp_path):
 # (command-line name, extra CLI arguments, the library estimator fitted the same way)
 LEARNERS = [
     ("nb", [], NaiveBayesClassifier(alpha=1.0)),
-    ("tan", [], TANClassifier(alpha=1.0, random_state=0)),
-    ("fan", [], FANClassifier(alpha=1.0, random_state=0)),
-    ("kdb", ["--param", "k=2"], KDBClassifier(alpha=1.0, k=2, random_state=0)),
+    ("tan", [], TANClassifier(alpha=1.0)),
+    ("fan", [], FANClassifier(alpha=1.0)),
+    ("kdb", ["--param", "k=2"], KDBClassifier(alpha=1.0, k=2)),
     ("ban", [], BANClassifier(alpha=1.0, random_state=0)),
-    ("sbn", [], SBNClassifier(alpha=1.0, random_state=0)),
-    ("abn", [], ABNClassifier(alpha=1.0, random_state=0)),
-    ("snb", [], SelectiveNBClassifier(alpha=1.0, random_state=0)),
-    ("cl-multinet", [], CLMultinetClassifier(alpha=1.0, random_state=0)),
+    ("sbn", [], SBNClassifier(alpha=1.0)),
+    ("abn", [], ABNClassifier(alpha=1.0)),
+    ("snb", [], SelectiveNBClassifier(alpha=1.0)),
+    ("cl-multinet", [], CLMultinetClassifier(alpha=1.0)),
     ("ctan", [], CTANClassifier(alpha=1.0, random_state=0)),
     ("structural-tm", ["--param", "solver=lbfgs"], StructuralTMClassifier(alpha=1.0, solver="lbfgs", random_state=0)),
     ("tan-tm", ["--tm-solver", "lbfgs"],
-     TANClassifier(alpha=1.0, random_state=0, estimator=TMEstimator(alpha=1.0, solver="lbfgs"))),
+     TANClassifier(alpha=1.0, estimator=TMEstimator(alpha=1.0, solver="lbfgs"))),
 ]
 
 
