@@ -467,11 +467,12 @@ def _reproduce(args) -> int:
         return 2
     run = REPRODUCTIONS[args.name].run
     kw = {"quick": args.quick, "n_jobs": args.n_jobs}
-    output = args.output
-    if "output_dir" in inspect.signature(run).parameters:
-        kw["output_dir"] = args.output_dir
-    elif output is None:  # a reproduction without output_dir: name its report inside --output-dir
-        output = Path(args.output_dir) / f"{args.name}.md"
+    output = args.output  # --output (a report file) overrides --output-dir
+    if output is None:
+        if "output_dir" in inspect.signature(run).parameters:
+            kw["output_dir"] = args.output_dir
+        else:  # a reproduction without output_dir: name its report inside --output-dir
+            output = Path(args.output_dir) / f"{args.name}.md"
     path = run(output, **kw)
     if path is not None:
         print(f"report written to {path}")
