@@ -14,7 +14,8 @@ rows; and with every column except fractional floats cast to a pandas Categorica
 rows. A category column is declared categorical by the user, so its numbers are not expected to change.
 
 pgmpy_ext is imported from the CURRENT DIRECTORY (so the same script measures any checkout):
-    cd /path/to/checkout && python /path/to/benchmarks/real_data.py --out /tmp/real_data.md --section "after, at abc123"
+    cd /path/to/checkout && python /path/to/benchmarks/real_data.py --out /tmp/real_data.md \\
+        --section "after, at abc123" --compare /path/to/benchmarks/results/real_data.md   # + a before -> after table
 Data: ../shared/datasets/uci/<name>.tsv.gz relative to the directory holding this script's repository
 (or $PGMPY_EXT_DATA/uci); a set whose file is absent is listed as absent.
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import time
@@ -282,9 +284,64 @@ def describe_checkout() -> str:
     return f"pgmpy_ext from `{root}` (git {rev})"
 
 
-def run(section: str, out: Path | None, only: list[str] | None) -> str:
+def error_label(msg: str) -> str:
+    """A few words for an error message (for the before/after table)."""
+    m = msg.lower()
+    if "not a state of this node" in m or "not seen during fit" in m or "unseen" in m:
+        return "unseen value"
+    if "missing value" in m or "finite values" in m:
+        return "NaN refused"
+    if "has float values" in m:
+        return "fractional float refused"
+    if "distinct" in m:
+        return "many-valued column refused"
+    return msg.split(":")[0]
+
+
+def parse_section(path: Path, prefix: str = "before"):
+    """({row name: [config cells]}, {tag: message}) of the first section of a results file whose title starts
+    with ``prefix`` (the format :func:`run` writes)."""
+    rows, messages, inside = {}, {}, False
+    for line in path.read_text().splitlines():
+        if line.startswith("## "):
+            if inside:
+                break
+            inside = line[3:].startswith(prefix)
+            continue
+        if not inside:
+            continue
+        if line.startswith("| ") and not line.startswith("| data set"):
+            parts = [p.strip() for p in line.strip("|").split("|")]
+            rows[parts[0]] = parts[5:]
+        m = re.match(r"- \[(e\d+)\] (.*)", line)
+        if m:
+            messages[m.group(1)] = m.group(2)
+    return rows, messages
+
+
+def cell_label(cell: str, messages: dict) -> str:
+    m = re.search(r"\[(e\d+)\] \((\d+)/", cell)
+    if not m:
+        return cell
+    return f"{error_label(messages.get(m.group(1), cell))} ({m.group(2)}/{N_FOLDS})"
+
+
+def compare_table(before: Path, results: dict, messages_now: dict, title: str) -> str:
+    rows_before, messages_before = parse_section(before)
+    confs = list(configurations())
+    lines = [f"## before -> {title}", "",
+             "Each cell: before -> now (CV accuracy in %, or what failed in how many folds).", "",
+             "| data set | majority | " + " | ".join(confs) + " |", "|---|---|" + "---|" * len(confs)]
+    for name, (majority, cells) in results.items():
+        old = rows_before.get(name, ["n/a"] * len(cells))
+        pairs = [f"{cell_label(a, messages_before)} -> {cell_label(b, messages_now)}" for a, b in zip(old, cells)]
+        lines.append(f"| {name} | {majority} | " + " | ".join(pairs) + " |")
+    return "\n".join([*lines, ""])
+
+
+def run(section: str, out: Path | None, only: list[str] | None, compare: Path | None = None) -> str:
     confs = configurations()
-    rows, notes, footnotes = [], [], {}
+    rows, notes, footnotes, results = [], [], {}, {}
     total0 = time.perf_counter()
     for name, source, loader in datasets():
         if only and not any(o in name for o in only):
@@ -310,6 +367,7 @@ def run(section: str, out: Path | None, only: list[str] | None) -> str:
                 print(f"{name}{variant} | {label}: {cells[-1]} ({secs:.1f} s)", file=sys.stderr, flush=True)
             rows.append(f"| {name}{variant} | {source} | {len(y)} | {X.shape[1]} | {100 * majority:.2f} | "
                         + " | ".join(cells) + " |")
+            results[f"{name}{variant}"] = (f"{100 * majority:.2f}", cells)
     total = time.perf_counter() - total0
     lines = [f"## {section}", "", describe_checkout() + f"; {total:.0f} s in all.", "",
              "| data set | data | rows | features | majority | " + " | ".join(confs) + " |",
@@ -320,6 +378,9 @@ def run(section: str, out: Path | None, only: list[str] | None) -> str:
         lines += ["Errors (the first failing fold's message; (k/5) = folds that raised):", ""]
         lines += [f"- [{tag}] {msg}" for msg, tag in footnotes.items()]
         lines.append("")
+    if compare is not None:
+        messages_now = {tag: msg for msg, tag in footnotes.items()}
+        lines += [compare_table(compare, results, messages_now, section)]
     text = "\n".join(lines)
     if out is not None:
         out.write_text(text)
@@ -331,9 +392,12 @@ def main(argv=None):
     parser.add_argument("--out", type=Path, default=None, help="write the markdown section here")
     parser.add_argument("--section", default=None, help='section title, e.g. "after, at abc1234"')
     parser.add_argument("--only", default=None, help="comma-separated substrings of data-set names")
+    parser.add_argument("--compare", type=Path, default=None,
+                        help="a results file with a 'before...' section (e.g. benchmarks/results/real_data.md): "
+                             "also write a before -> now table")
     args = parser.parse_args(argv)
     section = args.section or "results"
-    text = run(section, args.out, args.only.split(",") if args.only else None)
+    text = run(section, args.out, args.only.split(",") if args.only else None, args.compare)
     print(text)
 
 
