@@ -48,16 +48,16 @@ def _is_numeric(col: pd.Series) -> bool:
 
 
 def _values(col: pd.Series, name) -> np.ndarray:
-    """float64 values of a column to discretise; NaN and inf raise naming the column and the row."""
+    """float64 values of a column to discretise; a missing cell stays NaN (it is passed through as a missing
+    category), an infinite value raises naming the column and the row label."""
     x = col.to_numpy(dtype=np.float64, na_value=np.nan)
-    bad = ~np.isfinite(x)
+    bad = np.isinf(x)
     if bad.any():
         r = int(np.flatnonzero(bad)[0])
-        what = "a missing value (NaN)" if np.isnan(x[r]) else f"an infinite value ({x[r]})"
         label = col.index[r]
         label = label.item() if isinstance(label, np.generic) else label  # the user's index label, as Python
-        raise ValueError(f"Column {name!r} has {what} at row {label!r}; a discretiser needs finite values. Impute or "
-                         "drop it first (e.g. sklearn.impute.SimpleImputer in the Pipeline).")
+        raise ValueError(f"Column {name!r} has an infinite value ({x[r]}) at row {label!r}; a discretiser needs "
+                         "finite values. Replace it (e.g. by NaN, a missing value) first.")
     return x
 
 
@@ -147,6 +147,9 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.columns_ = self._selected_columns(frame, X)
         values = (np.column_stack([_values(frame[c], c) for c in self.columns_]) if self.columns_
                   else np.empty((frame.shape[0], 0)))
+        if self.columns_ and np.isnan(values).all(axis=0).any():
+            c = self.columns_[int(np.flatnonzero(np.isnan(values).all(axis=0))[0])]
+            raise ValueError(f"Column {c!r} has no observed value (all missing); a discretiser cannot cut it.")
         cuts = self._fit_cuts(values, y) if self.columns_ else []
         self.cut_points_ = {c: np.asarray(cut, dtype=np.float64) for c, cut in zip(self.columns_, cuts)}
         self.n_bins_ = {c: int(cut.size) + 1 for c, cut in self.cut_points_.items()}
@@ -161,16 +164,20 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         raise NotImplementedError
 
     def _bin(self, values: np.ndarray) -> np.ndarray:
-        """(n, k) values of ``columns_`` -> (n, k) int bin codes: the number of cut points <= the value."""
-        return np.column_stack([np.searchsorted(self.cut_points_[c], values[:, j], side="right")
-                                for j, c in enumerate(self.columns_)])
+        """(n, k) values of ``columns_`` -> (n, k) int bin codes: the number of cut points <= the value; -1 for a
+        missing value (NaN)."""
+        codes = np.column_stack([np.searchsorted(self.cut_points_[c], values[:, j], side="right")
+                                 for j, c in enumerate(self.columns_)])
+        codes[np.isnan(values)] = -1
+        return codes
 
     def transform(self, X) -> pd.DataFrame:
         """Replace each column of ``columns_`` by its bin codes (Categorical over ``0 .. n_bins_[col] - 1``).
 
         Returns a new DataFrame (also for array input, with columns ``x0, x1, ...``); the caller's data is not
         modified and the other columns pass through unchanged. Values beyond the fitted range go to the first or
-        the last bin.
+        the last bin; a missing value (NaN/None) stays missing (NaN in the Categorical), for the learner's own
+        missing-value policy.
         """
         check_is_fitted(self)
         frame = _as_frame(X)
@@ -219,19 +226,27 @@ class _KBinsDiscretizer(_DiscretizerBase):
         return _has_fraction(col) or col.nunique(dropna=True) > self.n_bins
 
     def _fit_cuts(self, values, y):
+        observed = ~np.isnan(values)
+        if observed.all():
+            self.kbins_ = self._fit_kbins(values)
+            cuts = [edges[1:-1] for edges in self.kbins_.bin_edges_]
+        else:  # missing cells: each column is cut on its observed values only (kbins_ is then not kept)
+            cuts = [self._fit_kbins(values[observed[:, j], j:j + 1]).bin_edges_[0][1:-1]
+                    for j in range(values.shape[1])]
+        if self._own_bin_per_value:
+            for j in range(values.shape[1]):
+                uniq = np.unique(values[observed[:, j], j])
+                if 1 < uniq.size <= self.n_bins:  # one bin per distinct value (see EqualFrequencyDiscretizer Notes)
+                    cuts[j] = (uniq[:-1] + uniq[1:]) / 2.0
+        return cuts
+
+    def _fit_kbins(self, values: np.ndarray) -> KBinsDiscretizer:
         # sklearn warns for constant features and for collapsed quantile bins; both are reported through n_bins_
         # (1 bin, fewer bins), and inside cross-validation a warning per fold is only noise.
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r"Feature \d+ is constant", category=UserWarning)
             warnings.filterwarnings("ignore", message=r"Bins whose width are too small", category=UserWarning)
-            self.kbins_ = KBinsDiscretizer(n_bins=self.n_bins, **_kbins_kwargs(self._strategy)).fit(values)
-        cuts = [edges[1:-1] for edges in self.kbins_.bin_edges_]
-        if self._own_bin_per_value:
-            for j in range(values.shape[1]):
-                uniq = np.unique(values[:, j])
-                if 1 < uniq.size <= self.n_bins:  # one bin per distinct value (see EqualFrequencyDiscretizer Notes)
-                    cuts[j] = (uniq[:-1] + uniq[1:]) / 2.0
-        return cuts
+            return KBinsDiscretizer(n_bins=self.n_bins, **_kbins_kwargs(self._strategy)).fit(values)
 
 
 class EqualWidthDiscretizer(_KBinsDiscretizer):
@@ -281,7 +296,7 @@ class EqualWidthDiscretizer(_KBinsDiscretizer):
     -----
     Output: a new DataFrame (also for array input); each discretised column becomes a pandas Categorical with
     categories ``0 .. n_bins_[col] - 1`` (integer bin codes, declared even when unused), the rest is unchanged.
-    Values outside the training range go to the first or last bin. NaN or inf in a column to discretise raises
+    Values outside the training range go to the first or last bin. A missing value (NaN) is left out of the cut points and stays missing in the output; inf in a column to discretise raises
     ``ValueError``. A constant column becomes a single bin (scikit-learn's warning is silenced; see ``n_bins_``).
 
     Examples

@@ -166,8 +166,9 @@ class MDLPDiscretizer(_DiscretizerBase):
     single bin (its node then carries no information for the classifier that follows).
 
     Output: a new DataFrame (also for array input); each discretised column becomes a pandas Categorical with
-    categories ``0 .. n_bins_[col] - 1`` (integer bin codes, all declared), the rest is unchanged. NaN or inf in a
-    column to discretise raises ``ValueError``.
+    categories ``0 .. n_bins_[col] - 1`` (integer bin codes, all declared), the rest is unchanged. A missing value
+    (NaN) is left out of the cut search and stays missing in the output; inf in a column to discretise raises
+    ``ValueError``.
 
     References
     ----------
@@ -229,4 +230,6 @@ class MDLPDiscretizer(_DiscretizerBase):
 
     def _fit_cuts(self, values: np.ndarray, y) -> list:
         n_classes = int(self.classes_.shape[0])
-        return [mdlp_cut_points(values[:, j], self._y_codes, n_classes) for j in range(values.shape[1])]
+        observed = ~np.isnan(values)  # missing cells are left out of each column's cut search
+        return [mdlp_cut_points(values[observed[:, j], j], self._y_codes[observed[:, j]], n_classes)
+                for j in range(values.shape[1])]

@@ -55,12 +55,12 @@ def test_classifier_refuses_raw_column_and_pipeline_takes_it():
     assert NaiveBayesClassifier().fit(Xc, y).predict(Xc).shape == (len(y),)
 
 
-def test_nan_message_names_the_index_label():
-    X = pd.DataFrame({"x": [0.5, np.nan, 2.5]}, index=["a", "b", "c"])
-    with pytest.raises(ValueError, match=r"Column 'x' has a missing value \(NaN\) at row 'b'; a discretiser"):
+def test_messages_name_the_index_label():
+    X = pd.DataFrame({"x": [0.5, np.inf, 2.5]}, index=["a", "b", "c"])
+    with pytest.raises(ValueError, match=r"Column 'x' has an infinite value \(inf\) at row 'b'; a discretiser"):
         EqualWidthDiscretizer(2).fit(X)
     with pytest.raises(ValueError, match=r"y has a missing class label \(NaN/None\) at row 'c'"):
-        MDLPDiscretizer().fit(X.fillna(1.5), pd.Series([0, 1, None], index=X.index, dtype=object))
+        MDLPDiscretizer().fit(X.replace(np.inf, 1.5), pd.Series([0, 1, None], index=X.index, dtype=object))
 
 
 def test_german_from_shared_datasets(shared_datasets):

@@ -302,17 +302,20 @@ def test_bad_columns(columns, match, mixed_frame):
 
 @pytest.mark.parametrize("make", [MDLPDiscretizer, EqualWidthDiscretizer, EqualFrequencyDiscretizer],
                          ids=["mdlp", "width", "frequency"])
-def test_nan_and_inf_are_errors(make):
-    y = [0, 1, 0, 1]
-    X = pd.DataFrame({"x": [0.5, np.nan, 2.5, 3.5]})
-    with pytest.raises(ValueError, match=r"Column 'x' has a missing value \(NaN\) at row 1"):
-        make().fit(X, y)
+def test_nan_passes_through_and_inf_is_an_error(make):
+    y = [0, 1, 0, 1, 0, 1]
+    X = pd.DataFrame({"x": [0.5, np.nan, 2.5, 3.5, 0.7, 3.2]})
+    disc = make(columns=["x"]).fit(X, y)
+    ref = make(columns=["x"]).fit(X.drop(index=1), [0, 0, 1, 0, 1])  # cut points from the observed values only
+    np.testing.assert_array_equal(disc.cut_points_["x"], ref.cut_points_["x"])
+    out = disc.transform(X)
+    assert out["x"].isna().tolist() == [False, True, False, False, False, False]  # missing stays missing
+    assert out["x"].drop(index=1).tolist() == ref.transform(X.drop(index=1))["x"].tolist()
     X_inf = pd.DataFrame({"x": [0.5, 1.5, np.inf, 3.5]})
     with pytest.raises(ValueError, match=r"Column 'x' has an infinite value \(inf\) at row 2"):
-        make(columns=["x"]).fit(X_inf, y)
-    good = make().fit(pd.DataFrame({"x": [0.5, 1.5, 2.5, 3.5]}), y)
-    with pytest.raises(ValueError, match=r"Column 'x' has a missing value \(NaN\) at row 1"):
-        good.transform(X)
+        make(columns=["x"]).fit(X_inf, y[:4])
+    with pytest.raises(ValueError, match=r"Column 'x' has no observed value \(all missing\)"):
+        make(columns=["x"]).fit(pd.DataFrame({"x": [np.nan, np.nan]}, dtype=float), [0, 1])
 
 
 def test_mdlp_needs_y_and_checks_it():
