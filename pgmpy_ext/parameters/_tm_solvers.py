@@ -37,6 +37,18 @@ _SCALE_POWER = {"log_linear": 0.5, "log_counts": 0.25}
 #: Smallest normalised log-parameter an lbfgs result may have (log 1e-300): on (nearly) separable data the optimum
 #: is at infinity, and a parameter below ~1e-308 would be exported as an exact 0 (and break warm starts).
 _LOG_THETA_MIN = float(np.log(1e-300))
+_BLAS = {}  # the threadpoolctl controller, made once scipy's BLAS is loaded (see LBFGSSolver.run)
+
+
+def _one_blas_thread():
+    """Context limiting BLAS to one thread: L-BFGS-B calls BLAS/LAPACK on vectors of a few hundred entries, where
+    OpenBLAS's threads only add synchronisation (17x slower per fit on a busy 2-core machine, and oversubscribed
+    under ``n_jobs`` threads); sklearn limits BLAS threads the same way around small problems."""
+    if "controller" not in _BLAS:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS["controller"] = ThreadpoolController()
+    return _BLAS["controller"].limit(limits=1, user_api="blas")
 
 
 @dataclass
@@ -331,9 +343,10 @@ class LBFGSSolver:
                 raise StopIteration
 
         if max_iter > 0 and self.free.size:
-            res = minimize(self.negative_cll, z0, jac=True, method="L-BFGS-B", callback=on_iteration,
-                           options={"maxiter": int(max_iter) + 1, "maxfun": 50 * int(max_iter) + 100, "ftol": 0.0,
-                                    "gtol": 0.0, "maxls": 50, "maxcor": _LBFGS_MEMORY})
+            with _one_blas_thread():
+                res = minimize(self.negative_cll, z0, jac=True, method="L-BFGS-B", callback=on_iteration,
+                               options={"maxiter": int(max_iter) + 1, "maxfun": 50 * int(max_iter) + 100,
+                                        "ftol": 0.0, "gtol": 0.0, "maxls": 50, "maxcor": _LBFGS_MEMORY})
             reason = self.reason
             if reason is None:  # L-BFGS-B stopped by itself: zero gradient (0), budget (1) or failed line search (2)
                 reason = {0: "tol", 1: "max_iter"}.get(int(res.status), "stalled")

@@ -9,6 +9,7 @@ from pgmpy_ext.structure._kdb import KDBSearch, class_mutual_information, fit_kd
 from pgmpy_ext.structure._multinet import CLMultinetSearch, MultinetStructure, fit_cl_multinet
 from pgmpy_ext.structure._selective import SelectiveNBSearch, fit_selective_nb
 from pgmpy_ext.structure._structural_tm import (
+    MAX_CANDIDATES,
     StructuralTMSearch,
     cbic_score,
     conditional_dimension,
@@ -29,3 +30,4 @@ __all__ += ["BANSearch", "CLMultinetSearch", "KDBSearch", "MultinetStructure", "
             "class_mutual_information", "fit_ban", "fit_cl_multinet", "fit_kdb", "fit_selective_nb", "k2_search"]
 __all__ += ["CTANSearch", "StructuralTMSearch", "cbic_score", "conditional_dimension", "ear_matrix", "fit_ctan",
             "fit_structural_tm"]
+__all__ += ["MAX_CANDIDATES"]

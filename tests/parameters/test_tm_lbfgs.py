@@ -207,7 +207,7 @@ def test_lbfgs_reaches_logistic_regression_optimum_tan(coords):
 
 def test_lbfgs_and_tm_agree_and_lbfgs_needs_fewer_evaluations():
     data = encode(noisy_multinomial(seed=7))
-    tm = fit_tm(data, "C", nb_parents(FEATS), line_search="backtracking", tol=1e-9, max_iter=20_000)
+    tm = fit_tm(data, "C", nb_parents(FEATS), line_search="backtracking", tol=1e-9, max_iter=20_000, solver="tm")
     lb = fit_tm(data, "C", nb_parents(FEATS), solver="lbfgs", tol=1e-9, max_iter=20_000)
     assert_allclose(lb.cll, tm.cll, rtol=1e-6)
     # the fitted posteriors of a (non-separable) logistic-regression optimum are unique: both solvers give them
@@ -297,7 +297,7 @@ def test_tm_estimator_lbfgs_in_pgmpy_matches_predict_proba():
 def test_structural_tm_with_lbfgs_selects_the_same_structure():
     df = noisy_multinomial(seed=10)
     data = encode(df)
-    a = fit_structural_tm(data, "C", line_search="backtracking", tol=1e-6)
+    a = fit_structural_tm(data, "C", line_search="backtracking", tol=1e-6, solver="tm")
     b = fit_structural_tm(data, "C", solver="lbfgs", tol=1e-6)
     assert a.parents == b.parents
     assert_allclose(b.trace["cll"], a.trace["cll"], rtol=1e-4)

@@ -107,7 +107,7 @@ def test_ctan_pgmpy_face_with_tm_parameters(redundant_df):
     again = CTANSearch(redundant_df).estimate(class_node="C")
     assert sorted(dag.edges()) == sorted(again.edges())
     assert set(dag.nodes()) == set(redundant_df.columns)
-    tm = TMEstimator(class_node="C", tol=1e-6)
+    tm = TMEstimator(class_node="C", tol=1e-6, solver="tm")
     bn = DiscreteBayesianNetwork(dag.edges()).fit(redundant_df, estimator=tm)
     assert bn.check_model()
     assert tm.cll_trace_[-1] >= tm.cll_trace_[0]
@@ -137,7 +137,7 @@ def test_conditional_dimension_examples():
 
 def test_cbic_of_empty_structure(redundant_df):
     data = encode(redundant_df)
-    res = fit_structural_tm(data, "C", max_steps=0)
+    res = fit_structural_tm(data, "C", max_steps=0, solver="tm")
     counts = np.bincount(redundant_df["C"])
     n = len(redundant_df)
     expect = float((counts * np.log(counts / n)).sum()) - 0.5 * math.log(n) * 1
@@ -161,14 +161,14 @@ def test_candidates_respect_tan_complexity():
 
 def test_first_step_is_the_best_candidate_by_cbic(redundant_df):
     data = encode(redundant_df)
-    res = fit_structural_tm(data, "C", max_steps=1)
+    res = fit_structural_tm(data, "C", max_steps=1, solver="tm")
     n = len(redundant_df)
     cards = {v: data.card(v) for v in data.columns}
     scores = {}
     empty = {v: [] for v in data.columns}
     for f in ["A", "B", "D1", "D2", "E"]:
         pa = {**empty, f: ["C"]}
-        cll = fit_tm(data, "C", pa).cll
+        cll = fit_tm(data, "C", pa, solver="tm").cll
         scores[("C", f)] = cbic_score(cll, conditional_dimension(pa, cards, "C"), n)
     best = max(scores, key=scores.get)
     assert res.trace["steps"][0]["arc"] == best == ("C", "D1")
@@ -176,7 +176,7 @@ def test_first_step_is_the_best_candidate_by_cbic(redundant_df):
 
 
 def test_structural_tm_search_finds_xor_pair(redundant_df):
-    res = fit_structural_tm(encode(redundant_df), "C")
+    res = fit_structural_tm(encode(redundant_df), "C", solver="tm")
     steps = res.trace["steps"]
     assert np.all(np.diff([s["cbic"] for s in steps]) > 0)
     assert "E" not in res.selected  # pure noise is never worth its parameters
@@ -193,15 +193,15 @@ def test_structural_tm_search_finds_xor_pair(redundant_df):
 def test_structural_tm_on_corral_uses_feature_arcs():
     X, y = make_corral()
     df = X.assign(C=y.to_numpy())
-    res = fit_structural_tm(encode(df), "C", line_search="backtracking")
+    res = fit_structural_tm(encode(df), "C", line_search="backtracking", solver="tm")
     assert res.augmenting_edges()  # the thesis: only Corral gets feature-feature arcs (Table 5.6)
 
 
 def test_warm_start_and_parallel_give_the_same_structure(redundant_df):
     data = encode(redundant_df)
-    cold = fit_structural_tm(data, "C", tol=1e-6)
-    warm = fit_structural_tm(data, "C", tol=1e-6, warm_start=True)
-    par = fit_structural_tm(data, "C", tol=1e-6, n_jobs=2)
+    cold = fit_structural_tm(data, "C", tol=1e-6, solver="tm")
+    warm = fit_structural_tm(data, "C", tol=1e-6, warm_start=True, solver="tm")
+    par = fit_structural_tm(data, "C", tol=1e-6, n_jobs=2, solver="tm")
     assert cold.parents == warm.parents == par.parents
     assert_allclose(warm.trace["cbic"], cold.trace["cbic"], atol=1e-3)
     assert par.trace["cbic"] == cold.trace["cbic"]
@@ -214,14 +214,14 @@ def test_structural_tm_pgmpy_face(redundant_df):
     old = pgmpy_config.SHOW_PROGRESS
     try:
         pgmpy_config.SHOW_PROGRESS = False
-        dag = est.estimate(class_node="C", show_progress=True, max_iter=200, line_search="backtracking")
+        dag = est.estimate(class_node="C", show_progress=True, max_iter=200, line_search="backtracking", solver="tm")
     finally:
         pgmpy_config.SHOW_PROGRESS = old
     assert set(dag.nodes()) == set(redundant_df.columns)
     assert sorted(dag.edges()) == sorted(est.result_.edges())
     bn = DiscreteBayesianNetwork(dag.edges())
     bn.add_nodes_from(dag.nodes())
-    tm = TMEstimator(class_node="C", line_search="backtracking", max_iter=200).fit(bn, redundant_df)
+    tm = TMEstimator(class_node="C", line_search="backtracking", max_iter=200, solver="tm").fit(bn, redundant_df)
     assert_allclose(tm.cll_trace_[-1], est.result_.trace["cll"], rtol=1e-12)
     with pytest.raises(ValueError, match=r"line_search == 'exact'"):
         est.estimate(class_node="C", line_search="exact")
