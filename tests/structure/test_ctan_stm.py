@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
+from sklearn.exceptions import ConvergenceWarning
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
 from pgmpy_ext.data import encode
@@ -225,3 +227,79 @@ def test_structural_tm_pgmpy_face(redundant_df):
     assert_allclose(tm.cll_trace_[-1], est.result_.trace["cll"], rtol=1e-12)
     with pytest.raises(ValueError, match=r"line_search == 'exact'"):
         est.estimate(class_node="C", line_search="exact")
+
+
+# ---------------------------------------------------------------------------------------------- bounds (issue 11)
+def test_tm_learners_default_to_lbfgs(redundant_df):
+    from pgmpy_ext.classifiers import StructuralTMClassifier
+
+    data = encode(redundant_df)
+    assert TMEstimator().get_params()["solver"] == "lbfgs"
+    assert StructuralTMClassifier().get_params()["solver"] == "lbfgs"
+    assert fit_tm(data, "C", {"C": [], "A": ["C"], "D1": ["C"]}).solver == "lbfgs"
+    res = fit_structural_tm(data, "C", max_steps=1)
+    assert res.trace["tm"].solver == "lbfgs"
+    est = StructuralTMSearch(redundant_df)
+    est.estimate(class_node="C", max_steps=1)
+    assert est.result_.trace["tm"].solver == "lbfgs"
+
+
+def test_structural_tm_warns_once_with_the_count_of_unconverged_fits(redundant_df):
+    data = encode(redundant_df)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = fit_structural_tm(data, "C", solver="tm", tol=0.0, max_iter=1, max_steps=2)
+    mine = [w for w in caught if "candidate TM fits stopped at max_iter" in str(w.message)]
+    assert len(mine) == 1
+    assert issubclass(mine[0].category, ConvergenceWarning)
+    n_unconverged, n_candidates = res.trace["n_unconverged"], res.trace["n_tm_runs"] - 1  # the start's fit aside
+    assert 0 < n_unconverged <= n_candidates
+    assert f"{n_unconverged} of {n_candidates} candidate TM fits stopped at max_iter=1" in str(mine[0].message)
+    with pytest.warns(ConvergenceWarning, match=r"candidate TM fits stopped at max_iter=1 .*Increase max_iter"):
+        fit_structural_tm(data, "C", solver="tm", tol=0.0, max_iter=1, max_steps=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)  # converged candidates: no warning
+        fit_structural_tm(data, "C", max_steps=1)
+
+
+def test_structural_tm_max_candidates_stops_between_steps(redundant_df):
+    from pgmpy_ext.classifiers import StructuralTMClassifier
+
+    data = encode(redundant_df)
+    full = fit_structural_tm(data, "C", max_candidates=None)
+    assert full.trace["stop_reason"] == "converged"
+    assert len(full.trace["steps"]) >= 2
+    first, second = (s["n_candidates"] for s in full.trace["steps"][:2])
+    with pytest.warns(ConvergenceWarning, match=rf"max_candidates={first + second - 1} candidate TM fits after 1 "
+                                                 rf"added arcs: the next step needs {second} more"):
+        capped = fit_structural_tm(data, "C", max_candidates=first + second - 1)
+    assert capped.trace["stop_reason"] == "max_candidates"
+    assert [s["arc"] for s in capped.trace["steps"]] == [full.trace["steps"][0]["arc"]]
+    assert capped.trace["n_tm_runs"] == 1 + first
+    with pytest.warns(ConvergenceWarning, match="max_candidates=0"):
+        assert fit_structural_tm(data, "C", max_candidates=0).selected == []
+    X, y = redundant_df.drop(columns="C"), redundant_df["C"]
+    with pytest.warns(ConvergenceWarning, match=rf"max_candidates={first}"):
+        clf = StructuralTMClassifier(max_candidates=first).fit(X, y)
+    assert clf.structure_.trace["stop_reason"] == "max_candidates"
+    for bad in (-1, 2.5):
+        with pytest.raises((ValueError, TypeError), match="max_candidates"):
+            fit_structural_tm(data, "C", max_candidates=bad)
+        with pytest.raises((ValueError, TypeError), match="max_candidates"):
+            StructuralTMClassifier(max_candidates=bad).fit(X, y)
+
+
+def test_structural_tm_progress_bar_obeys_both_switches(redundant_df, capsys, monkeypatch):
+    from pgmpy_ext._compat import pgmpy_config
+    from pgmpy_ext.classifiers import StructuralTMClassifier
+
+    X, y = redundant_df.drop(columns="C"), redundant_df["C"]
+    monkeypatch.setattr(pgmpy_config, "SHOW_PROGRESS", True)
+    shown = StructuralTMClassifier(show_progress=True).fit(X, y)
+    assert "structural TM" in capsys.readouterr().err
+    quiet = StructuralTMClassifier().fit(X, y)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(pgmpy_config, "SHOW_PROGRESS", False)
+    StructuralTMClassifier(show_progress=True).fit(X, y)
+    assert capsys.readouterr().err == ""
+    assert shown.structure_.parents == quiet.structure_.parents
