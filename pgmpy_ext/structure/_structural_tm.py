@@ -279,7 +279,8 @@ class StructuralTMSearch(ClassifierSearchBase):
 
     The candidate set and the dimension formula are reconstructions (decision 15): the thesis states neither
     explicitly. Arcs into features that are not children of the class cannot change the CLL or the dimension, so
-    they are never proposed. Cost: a full TM run per candidate, ``O(n^2)`` candidates per step.
+    they are never proposed. Cost: a full TM run per candidate, ``O(n^2)`` candidates per step; the whole search is
+    bounded by ``max_candidates`` fits (:data:`MAX_CANDIDATES`).
 
     References
     ----------
