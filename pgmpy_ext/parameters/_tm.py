@@ -8,8 +8,10 @@ this module implements it once, on the count tables of every family that contain
     T <- T + lambda (O - E(T))
 
 with ``O`` the observed counts and ``E`` the expected counts under ``p(c | x, theta(T))``. The engine
-:func:`fit_tm` works on :class:`~pgmpy_ext.data.EncodedData` and builds no pgmpy object; :class:`TMEstimator` is
-its pgmpy face (a ``DiscreteParameterEstimator``).
+:func:`fit_tm` works on :class:`~pgmpy_ext.data.EncodedData` and builds no pgmpy object: it validates, compiles the
+structure into a :class:`~pgmpy_ext.stats.TMData`, runs one of the optimisers of
+:mod:`pgmpy_ext.parameters._tm_solvers` (the thesis's iteration or L-BFGS) and reports; :class:`TMEstimator` is its
+pgmpy face (a ``DiscreteParameterEstimator``).
 """
 
 from __future__ import annotations
