@@ -12,6 +12,7 @@ count buffers (no labels, no pgmpy objects, no warnings: :func:`~pgmpy_ext.param
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,18 +38,44 @@ _SCALE_POWER = {"log_linear": 0.5, "log_counts": 0.25}
 #: Smallest normalised log-parameter an lbfgs result may have (log 1e-300): on (nearly) separable data the optimum
 #: is at infinity, and a parameter below ~1e-308 would be exported as an exact 0 (and break warm starts).
 _LOG_THETA_MIN = float(np.log(1e-300))
-_BLAS = {}  # the threadpoolctl controller, made once scipy's BLAS is loaded (see LBFGSSolver.run)
 
 
-def _one_blas_thread():
-    """Context limiting BLAS to one thread: L-BFGS-B calls BLAS/LAPACK on vectors of a few hundred entries, where
-    OpenBLAS's threads only add synchronisation (17x slower per fit on a busy 2-core machine, and oversubscribed
-    under ``n_jobs`` threads); sklearn limits BLAS threads the same way around small problems."""
-    if "controller" not in _BLAS:
-        from threadpoolctl import ThreadpoolController
+class _OneBlasThread:
+    """Context limiting BLAS to one thread while any L-BFGS run is active.
 
-        _BLAS["controller"] = ThreadpoolController()
-    return _BLAS["controller"].limit(limits=1, user_api="blas")
+    L-BFGS-B calls BLAS/LAPACK on vectors of a few hundred entries, where OpenBLAS's threads only add
+    synchronisation (17x slower per fit on a busy 2-core machine, and oversubscribed under ``n_jobs`` threads);
+    sklearn limits BLAS threads the same way around small problems. threadpoolctl's limits are process-wide and its
+    contexts do not nest across threads, so the first run in sets the limit and the last one out restores it.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._controller = None
+        self._limiter = None
+
+    def __enter__(self):
+        with self._lock:
+            if self._depth == 0:
+                if self._controller is None:  # made once scipy's BLAS is loaded (the caller imported scipy)
+                    from threadpoolctl import ThreadpoolController
+
+                    self._controller = ThreadpoolController()
+                self._limiter = self._controller.limit(limits=1, user_api="blas")
+            self._depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0:
+                self._limiter.restore_original_limits()
+                self._limiter = None
+        return False
+
+
+_ONE_BLAS_THREAD = _OneBlasThread()
 
 
 @dataclass
@@ -343,7 +370,7 @@ class LBFGSSolver:
                 raise StopIteration
 
         if max_iter > 0 and self.free.size:
-            with _one_blas_thread():
+            with _ONE_BLAS_THREAD:
                 res = minimize(self.negative_cll, z0, jac=True, method="L-BFGS-B", callback=on_iteration,
                                options={"maxiter": int(max_iter) + 1, "maxfun": 50 * int(max_iter) + 100,
                                         "ftol": 0.0, "gtol": 0.0, "maxls": 50, "maxcor": _LBFGS_MEMORY})

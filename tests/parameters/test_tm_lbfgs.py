@@ -377,3 +377,21 @@ def test_normalisation_kernel_equals_numpy_reference(structure):
     assert np.array_equal(np.isfinite(ref), np.isfinite(got))
     fin = np.isfinite(ref)
     assert_allclose(got[fin], ref[fin], rtol=0, atol=1e-12)
+
+
+def test_lbfgs_blas_limit_is_restored_after_parallel_runs():
+    """L-BFGS runs with one BLAS thread; the process-wide limit is restored once the last concurrent run ends (the
+    candidates of a structural TM step run in threads)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import scipy.optimize  # noqa: F401  (load scipy's BLAS before reading the limits)
+
+    def blas_threads():
+        return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+
+    before = blas_threads()
+    data = encode(corral_frame())
+    par = fit_structural_tm(data, "C", solver="lbfgs", n_jobs=2)
+    assert blas_threads() == before
+    seq = fit_structural_tm(data, "C", solver="lbfgs")
+    assert par.parents == seq.parents
+    assert par.trace["cbic"] == seq.trace["cbic"]
