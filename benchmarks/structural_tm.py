@@ -7,9 +7,12 @@ hence the structure found. Variants: the thesis's iteration with the grid line s
 
 Data: built-in tic-tac-toe (958 rows, 9 features) and Corral (128 rows); with ../shared beside the repository also
 the UCI copies of Cleve, Vote and Hepatitis (MDLP-discretised on all rows, as the Table 5.5/5.6 reproduction).
-Single-threaded (n_jobs=1). Timings are one run each (the searches are deterministic).
+On request, ``wide``: 100 rows x 250 ternary features (seed 0; the class depends on X0 + X1 mod 3), the case of
+issue 11 where every step scores thousands of candidates (``--variants lbfgs``: the thesis grid does not finish in
+minutes there). Single-threaded (n_jobs=1). Timings are one run each (the searches are deterministic).
 
-Usage: python benchmarks/structural_tm.py [--datasets tic-tac-toe,corral,cleve,vote,hepatitis]
+Usage: python benchmarks/structural_tm.py [--datasets tic-tac-toe,corral,cleve,vote,hepatitis,wide]
+    [--variants "thesis grid,lbfgs"] [--max-candidates N]
 """
 
 from __future__ import annotations
@@ -27,9 +30,22 @@ VARIANTS = [("thesis grid", {"solver": "tm", "line_search": "grid"}),
             ("lbfgs + warm start", {"solver": "lbfgs", "warm_start": True})]
 
 
+def make_wide(n=100, m=250, seed=0):
+    """100 rows x 250 ternary features; the class is ``(X0 + X1 + noise) mod 3 > 0`` (issue 11 item 5)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.integers(0, 3, (n, m)), columns=[f"X{i}" for i in range(m)])
+    y = pd.Series(((X["X0"] + X["X1"] + (rng.random(n) < 0.2)) % 3 > 0).astype(int), name="C")
+    return X, y
+
+
 def load(name):
     from pgmpy_ext.datasets import make_corral, make_tic_tac_toe
 
+    if name == "wide":
+        return make_wide()
     if name == "tic-tac-toe":
         return make_tic_tac_toe()
     if name == "corral":
@@ -46,7 +62,12 @@ def load(name):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default="tic-tac-toe,corral,cleve,vote,hepatitis")
+    ap.add_argument("--variants", default=",".join(label for label, _ in VARIANTS),
+                    help="comma-separated variant labels (default: all)")
+    ap.add_argument("--max-candidates", type=int, default=None,
+                    help="budget of candidate TM fits per search (default: none, the whole greedy search)")
     args = ap.parse_args(argv)
+    chosen = args.variants.split(",")
     from pgmpy_ext.classifiers import StructuralTMClassifier
 
     print(f"machine: {machine()}; load average {load_average()}")
@@ -59,10 +80,12 @@ def main(argv=None):
             print(f"| {name} | not available ({exc.__class__.__name__}) | | | | | | |")
             continue
         for label, kw in VARIANTS:
+            if label not in chosen:
+                continue
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 t = time.perf_counter()
-                clf = StructuralTMClassifier(**kw).fit(X, y)
+                clf = StructuralTMClassifier(**kw, max_candidates=args.max_candidates).fit(X, y)
                 el = time.perf_counter() - t
             tr = clf.structure_.trace
             print(f"| {name} | {X.shape[0]} x {X.shape[1]} | {label} | {el:.2f} | {len(tr['steps'])} | "

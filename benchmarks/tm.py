@@ -46,7 +46,8 @@ from pgmpy_ext.structure import fit_tan
 
 DATASETS = ["chess", "splice", "mushroom", "letter"]
 #: fit_tm options of each TM variant.
-VARIANTS = {"thesis": {"line_search": "grid"}, "backtracking": {"line_search": "backtracking"},
+VARIANTS = {"thesis": {"solver": "tm", "line_search": "grid"},
+            "backtracking": {"solver": "tm", "line_search": "backtracking"},
             "lbfgs": {"solver": "lbfgs"}}
 
 

@@ -4,11 +4,12 @@
 from pgmpy_ext.classifiers._augmented import NaiveBayesClassifier, TANClassifier
 from pgmpy_ext.classifiers._ban import BANClassifier
 from pgmpy_ext.classifiers._base import BNClassifierBase
+from pgmpy_ext.classifiers._ctan import CTANClassifier
 from pgmpy_ext.classifiers._forest import ABNClassifier, FANClassifier, SBNClassifier
 from pgmpy_ext.classifiers._kdb import KDBClassifier
 from pgmpy_ext.classifiers._multinet import CLMultinetClassifier
 from pgmpy_ext.classifiers._selective import SelectiveNBClassifier
-from pgmpy_ext.classifiers._tm import CTANClassifier, StructuralTMClassifier
+from pgmpy_ext.classifiers._structural_tm import StructuralTMClassifier
 
 __all__ = ["BNClassifierBase", "NaiveBayesClassifier", "TANClassifier"]
 __all__ += ["ABNClassifier", "FANClassifier", "SBNClassifier"]

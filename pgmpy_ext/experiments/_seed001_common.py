@@ -30,7 +30,7 @@ TM_THESIS = {"alpha": 0.0, "tol": 1e-3, "max_iter": 1000, "line_search": "grid"}
 
 def thesis_tm(**overrides) -> TMEstimator:
     """A ``TMEstimator`` with the thesis's settings (``TM_THESIS``), optionally overridden."""
-    return TMEstimator(**{**TM_THESIS, **overrides})
+    return TMEstimator(**{"solver": "tm", **TM_THESIS, **overrides})
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -128,7 +128,7 @@ def count_of(pct: float, n: int) -> int:
 
 def fit_tm_cll(data, class_node, parents, **kw) -> tuple[float, float]:
     """(ML CLL, TM CLL) of one structure with the thesis's TM settings (engine level)."""
-    res = fit_tm(data, class_node, parents, warn=False, **{**TM_THESIS, **kw})
+    res = fit_tm(data, class_node, parents, warn=False, **{"solver": "tm", **TM_THESIS, **kw})
     return res.cll_ml, res.cll
 
 

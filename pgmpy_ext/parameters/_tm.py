@@ -8,8 +8,10 @@ this module implements it once, on the count tables of every family that contain
     T <- T + lambda (O - E(T))
 
 with ``O`` the observed counts and ``E`` the expected counts under ``p(c | x, theta(T))``. The engine
-:func:`fit_tm` works on :class:`~pgmpy_ext.data.EncodedData` and builds no pgmpy object; :class:`TMEstimator` is
-its pgmpy face (a ``DiscreteParameterEstimator``).
+:func:`fit_tm` works on :class:`~pgmpy_ext.data.EncodedData` and builds no pgmpy object: it validates, compiles the
+structure into a :class:`~pgmpy_ext.stats.TMData`, runs one of the optimisers of
+:mod:`pgmpy_ext.parameters._tm_solvers` (the thesis's iteration or L-BFGS) and reports; :class:`TMEstimator` is its
+pgmpy face (a ``DiscreteParameterEstimator``).
 """
 
 from __future__ import annotations
@@ -29,8 +31,15 @@ from sklearn.utils import check_scalar
 from pgmpy_ext._compat import DAG, DiscreteBayesianNetwork, DiscreteParameterEstimator
 from pgmpy_ext.data import EncodedData, encode
 from pgmpy_ext.models import cpds_from_counts, sorted_parents
+from pgmpy_ext.parameters._tm_solvers import (
+    LBFGS_COORDINATES,
+    THESIS_GRID,
+    LBFGSSolver,
+    SolverRun,
+    run_tm_iteration,
+)
 from pgmpy_ext.stats import TMData, family_counts
-from pgmpy_ext.utils import check_option
+from pgmpy_ext.utils import check_option, normalize_columns
 
 logger = logging.getLogger(__name__)
 
@@ -41,19 +50,6 @@ __all__ = ["LINE_SEARCHES", "SOLVERS", "THESIS_GRID", "TMEstimator", "TMResult",
 LINE_SEARCHES = ("grid", "backtracking")
 #: Valid ``solver`` options: the thesis's TM iteration, and L-BFGS on the log-counts (same objective and model).
 SOLVERS = ("tm", "lbfgs")
-#: The thesis's step-size grid {0.01, ..., 0.99}, searched when the full step is illegal or lowers the CLL.
-THESIS_GRID = np.arange(1, 100) / 100.0
-_MAX_HALVINGS = 60
-_BACKTRACK_SHRINK = 0.999
-_LBFGS_MEMORY = 10
-# Diagonal scaling of the L-BFGS variables, z = T ** power * x (the generative Fisher information of a cell is ~T in
-# log-linear coordinates); powers chosen on chess/splice/mushroom/letter (benchmarks/tm.py), where they cut the
-# iterations up to 1.7x against no scaling.
-_SCALE_POWER = {"log_linear": 0.5, "log_counts": 0.25}
-#: Smallest normalised log-parameter an lbfgs result may have (log 1e-300): on (nearly) separable data the optimum
-#: is at infinity, and a parameter below ~1e-308 would be exported as an exact 0 (and break warm starts).
-_LOG_THETA_MIN = float(np.log(1e-300))
-_LBFGS_COORDS = "auto"  # "auto": log-linear when every block has a host, else log-counts; "log_counts": always
 
 
 @dataclass
@@ -95,7 +91,7 @@ class TMResult:
     elapsed : numpy.ndarray of float64, shape (n_iter + 1,)
         Wall-clock seconds since the call started, when each entry of ``cll_trace`` was reached (the first one
         includes compressing the data); for benchmarks.
-    solver : {"tm", "lbfgs"}
+    solver : {"lbfgs", "tm"}
         The optimiser that produced the result.
     """
 
@@ -127,16 +123,10 @@ class TMResult:
         """``{node: theta}``: the counts normalised over the node's own axis (the class for the class node), with
         a uniform column where a parent configuration has zero counts (pgmpy's ``DiscreteMLE`` convention, also
         the TM's)."""
-        out = {}
-        for node, t in self.counts.items():
-            r = t.shape[0]
-            flat = t.reshape(r, -1)
-            s = flat.sum(axis=0, keepdims=True)
-            out[node] = np.where(s > 0, flat / np.where(s > 0, s, 1.0), 1.0 / r).reshape(t.shape)
-        return out
+        return {node: normalize_columns(t.reshape(t.shape[0], -1)).reshape(t.shape) for node, t in self.counts.items()}
 
 
-def check_tm_params(alpha, tol, max_iter, line_search, solver="tm"):
+def check_tm_params(alpha, tol, max_iter, line_search, solver="lbfgs"):
     """Validate the TM options (shared by :func:`fit_tm`, :class:`TMEstimator` and structural TM)."""
     check_scalar(alpha, "alpha", numbers.Real, min_val=0.0)
     if not math.isfinite(alpha):
@@ -154,8 +144,13 @@ def class_children(parents: Mapping, class_node) -> list:
     return [n for n, pa in parents.items() if n != class_node and class_node in list(pa)]
 
 
-class _Layout:
-    """Mapping between the kernels' class-last blocks and pgmpy-ordered tables for one structure."""
+class _TMTables:
+    """One structure's :class:`~pgmpy_ext.stats.TMData` and the adapter between its class-last blocks and the
+    pgmpy-ordered tables of :class:`TMResult` (``(child, *sorted parents)``, the class among the parents).
+
+    Built on the :class:`~pgmpy_ext.stats.BlockLayout` protocol of ``TMData`` (``unpack_blocks`` /
+    ``pack_blocks``); the only thing added here is moving the class axis.
+    """
 
     def __init__(self, data: EncodedData, class_node, parents: Mapping, weights):
         if class_node not in data.columns:
@@ -188,31 +183,32 @@ class _Layout:
 
     def to_tables(self, flat: np.ndarray) -> dict:
         """Class-last flat buffer -> ``{node: table}`` in pgmpy order (copies)."""
-        out = {self.class_node: self.tmd.block(flat, 0).copy()}
-        for b, (child, ax) in enumerate(zip(self.children, self.class_axis), start=1):
-            out[child] = np.ascontiguousarray(np.moveaxis(self.tmd.block(flat, b), -1, ax))
+        blocks = self.tmd.unpack_blocks(flat)
+        out = {self.class_node: blocks[0]}
+        for child, ax, t in zip(self.children, self.class_axis, blocks[1:]):
+            out[child] = np.ascontiguousarray(np.moveaxis(t, -1, ax))
         return out
 
     def from_tables(self, tables: Mapping, default: np.ndarray) -> np.ndarray:
         """``{node: table}`` (pgmpy order; any subset of the blocks) -> flat buffer; other blocks from ``default``."""
-        flat = default.copy()
+        blocks = self.tmd.unpack_blocks(default)
         if self.class_node in tables:
-            self.tmd.block(flat, 0)[...] = np.asarray(tables[self.class_node], dtype=np.float64).reshape(-1)
+            blocks[0] = tables[self.class_node]
         for b, (child, ax) in enumerate(zip(self.children, self.class_axis), start=1):
             if child in tables:
-                view = self.tmd.block(flat, b)
                 t = np.asarray(tables[child], dtype=np.float64)
-                shape = np.moveaxis(np.empty(view.shape, dtype=np.int8), -1, ax).shape
-                if t.size != view.size:
-                    raise ValueError(f"init table of {child!r} has {t.size} entries, expected {view.size} (shape "
-                                     f"{shape} over {(child, *self.parents[child])!r}).")
-                view[...] = np.moveaxis(t.reshape(shape), ax, -1)
-        return flat
+                shape = np.moveaxis(np.empty(blocks[b].shape, dtype=np.int8), -1, ax).shape
+                if t.size != blocks[b].size:
+                    raise ValueError(f"init table of {child!r} has {t.size} entries, expected {blocks[b].size} "
+                                     f"(shape {shape} over {(child, *self.parents[child])!r}).")
+                blocks[b] = np.moveaxis(t.reshape(shape), ax, -1)
+        return self.tmd.pack_blocks(blocks, names=[self.class_node, *self.children])
 
 
 def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 0.0, tol: float = 1e-3,
-           max_iter: int = 1000, line_search: str = "grid", solver: str = "tm", weights=None,
-           init: Mapping | None = None, callback: Callable | None = None, warn: bool = True) -> TMResult:
+           max_iter: int = 1000, line_search: str = "grid", solver: str = "lbfgs", weights=None,
+           init: Mapping | None = None, callback: Callable | None = None, warn: bool = True,
+           coordinates: str = "auto") -> TMResult:
     """Run the count-space TM algorithm (seed 001 A11/A12, spec 5.4-5.6) for one classifier structure.
 
     Parameters
@@ -237,8 +233,10 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 0.
         ``lambda in {0.01, ..., 0.99}`` keeping the best CLL. ``"backtracking"``: start from ``0.999 lambda_max``
         (the largest step keeping every count >= 0, at most 1) and halve until the CLL does not decrease.
         Ignored by ``solver="lbfgs"``.
-    solver : {"tm", "lbfgs"}, default "tm"
-        ``"tm"``: the thesis's iteration ``T <- T + lambda (O - E)``. ``"lbfgs"``: not in the thesis -- a
+    solver : {"lbfgs", "tm"}, default "lbfgs"
+        ``"tm"``: the thesis's iteration ``T <- T + lambda (O - E)`` (pass it to reproduce the thesis).
+        ``"lbfgs"`` (the default since it reaches the same or a better optimum faster on every data set of
+        ``benchmarks/results/tm.md``, where the thesis's grid stalls short of the optimum): not in the thesis -- a
         quasi-Newton method (scipy's L-BFGS-B, the optimiser of scikit-learn's ``LogisticRegression``) on the
         log-counts ``s = log T``. Same objective, same model and same fixed points (``O = E``, the logistic-regression
         optimum for NB/TAN/FAN); it keeps the TM's structural zeros and untouched slices, every iterate is a
@@ -253,7 +251,12 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 0.
     callback : callable, optional
         ``callback(iteration, counts, cll)`` after every iteration, ``counts`` as in :attr:`TMResult.counts`.
     warn : bool, default True
-        Issue a ``ConvergenceWarning`` when ``max_iter`` is reached.
+        Issue a ``ConvergenceWarning`` when ``max_iter`` is reached (and, for ``solver="lbfgs"``, when the range
+        guard stopped it, see :attr:`TMResult.stop_reason`).
+    coordinates : {"auto", "log_counts"}, default "auto"
+        ``solver="lbfgs"`` only: the variables L-BFGS-B works on. ``"auto"``: the log-linear parameters when every
+        block has a host (NB, TAN, FAN, ...; the CLL is concave there), else the log-counts; ``"log_counts"``:
+        always the log-counts (same objective and optima, another path; for diagnostics).
 
     Returns
     -------
@@ -285,9 +288,10 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 0.
     """
     t_start = time.perf_counter()
     check_tm_params(alpha, tol, max_iter, line_search, solver)
+    check_option(coordinates, "coordinates", LBFGS_COORDINATES)
     if not isinstance(data, EncodedData):
         raise TypeError(f"data must be an EncodedData (pgmpy_ext.data.encode(df)), got {type(data).__name__}.")
-    lay = _Layout(data, class_node, parents, weights)
+    lay = _TMTables(data, class_node, parents, weights)
     tmd = lay.tmd
     O = tmd.observed  # noqa: E741  (the thesis's name for the observed counts)
     T = O + float(alpha) if alpha else O.copy()
@@ -300,299 +304,44 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 0.
     # observed counts are 0 while the posterior-weighted ones need not be (see the Notes).
     frozen = ~tmd.nonempty_cells(T)
     ev = tmd.evaluate(T, expected=True)
-    n_eval = 1
     if not np.isfinite(ev.cll):
         raise ValueError("the starting counts are illegal (a negative count, or a training row whose class has "
                          "probability 0); start from the observed counts (init=None) or use alpha > 0.")
-    cll = ev.cll
+    on_iteration = None
+    if callback is not None:
+        def on_iteration(it, flat, cll):
+            callback(it, lay.to_tables(flat), cll)
     if solver == "lbfgs":
-        return _fit_lbfgs(lay, T, frozen, cll, tol, max_iter, t_start, callback, warn)
-    trace, steps, elapsed = [cll], [], [time.perf_counter() - t_start]
-    converged, reason = False, "max_iter"
-    grid = THESIS_GRID
-    for it in range(1, int(max_iter) + 1):
-        delta = O - ev.expected
-        delta[frozen] = 0.0
-        cand = T + delta
-        ev1 = tmd.evaluate(cand, expected=True)
-        n_eval += 1
-        lam = 1.0
-        if not ev1.cll >= cll:  # illegal (-inf) or lower: line search (Eq. 5.19)
-            lam, n_ls = _line_search(tmd, T, delta, cll, line_search, grid)
-            n_eval += n_ls
-            if lam is None:
-                converged, reason = True, "stalled"
-                break
-            cand = T + lam * delta
-            ev1 = tmd.evaluate(cand, expected=True)
-            n_eval += 1
-        change = ev1.cll - cll
-        T, ev, cll = cand, ev1, ev1.cll
-        trace.append(cll)
-        steps.append(lam)
-        elapsed.append(time.perf_counter() - t_start)
-        if callback is not None:
-            callback(it, lay.to_tables(T), cll)
-        if abs(change) < tol or change == 0.0:
-            converged, reason = True, "tol"
-            break
-    if reason == "max_iter" and warn and max_iter > 0:
-        warnings.warn(f"TM stopped at max_iter={max_iter} before the CLL change fell below tol={tol} (last change "
-                      f"{trace[-1] - trace[-2] if len(trace) > 1 else float('nan'):.3g}); increase max_iter or tol.",
-                      ConvergenceWarning, stacklevel=2)
-    logger.debug("TM: %d iterations, CLL %.6g -> %.6g (%s)", len(steps), trace[0], trace[-1], reason)
-    return TMResult(class_node, list(lay.children), dict(lay.parents), lay.to_tables(T), lay.to_tables(O),
-                    np.asarray(trace, dtype=np.float64), np.asarray(steps, dtype=np.float64), len(steps),
-                    converged, reason, n_eval, np.asarray(elapsed, dtype=np.float64), "tm")
-
-
-def _fit_lbfgs(lay: _Layout, T: np.ndarray, frozen: np.ndarray, cll0: float, tol: float, max_iter: int,
-               t_start: float, callback, warn: bool) -> TMResult:
-    """``solver="lbfgs"`` of :func:`fit_tm` (see its docstring).
-
-    Two coordinate systems, both starting from ``log theta(T)`` and both keeping structural zeros (``-inf``) and
-    untouched slices (``frozen``) fixed; L-BFGS-B sees them scaled by ``T ** power`` (``_SCALE_POWER``), a diagonal
-    preconditioner:
-
-    * log-linear (when :func:`_host_plan` finds hosts: NB, TAN, FAN, ...): the free unnormalised log-parameters
-      ``beta``; the CLL is concave in them (the equivalent logistic regression) and its gradient is exactly
-      ``O - E``. Iterates are normalised with :func:`_normalise_log_linear`, which leaves ``p(c | x)`` unchanged.
-    * log-counts (any other structure): ``s = log T`` with ``theta = softmax(s)`` per slice; gradient
-      ``(O - E) - theta * sum_slice(O - E)``.
-    """
-    from scipy.optimize import minimize
-
-    tmd = lay.tmd
-    O = tmd.observed  # noqa: E741
-    plan = _host_plan(tmd) if _LBFGS_COORDS != "log_counts" else None
-    compiled = _compile_host_plan(tmd, plan) if plan is not None else None
-    lt = np.empty(tmd.size, dtype=np.float64)
-    grad = np.empty(tmd.size, dtype=np.float64)
-    if plan is not None:
-        x = tmd.log_theta(T)[0]
+        run = LBFGSSolver(tmd, T, frozen, coordinates=coordinates).run(ev.cll, tol=tol, max_iter=max_iter,
+                                                                       t_start=t_start, callback=on_iteration)
     else:
-        with np.errstate(divide="ignore"):
-            x = np.log(T)  # legal T (checked by the caller): no NaN; zero counts -> -inf (kept)
-    # a single-state child has theta = 1 whatever its counts: leaving its cells out keeps them from acting as
-    # duplicate class biases in the log-linear coordinates (same optimum, but a different path)
-    constant = np.zeros(tmd.size, dtype=bool)
-    for blk in np.flatnonzero(tmd.blk_r == 1):
-        if blk > 0:
-            constant[tmd.blk_offsets[blk]:tmd.blk_offsets[blk + 1]] = True
-    free = np.flatnonzero(np.isfinite(x) & ~frozen & ~constant)
-    scale = tmd.slice_totals(T)[tmd.slice_ids]  # counts of the result: theta times the starting slice totals
-    n_eval = [0]
+        run = run_tm_iteration(tmd, T, ev, frozen, tol=tol, max_iter=max_iter, line_search_mode=line_search,
+                               t_start=t_start, callback=on_iteration)
+    if warn:
+        _warn_unconverged(run, solver, tol, max_iter)
+    logger.debug("TM (%s): %d iterations, CLL %.6g -> %.6g (%s)", solver, len(run.step_sizes), run.cll_trace[0],
+                 run.cll_trace[-1], run.stop_reason)
+    return TMResult(class_node, list(lay.children), dict(lay.parents), lay.to_tables(run.counts), lay.to_tables(O),
+                    np.asarray(run.cll_trace, dtype=np.float64), np.asarray(run.step_sizes, dtype=np.float64),
+                    len(run.step_sizes), run.converged, run.stop_reason, run.n_evaluations,
+                    np.asarray(run.elapsed, dtype=np.float64), solver)
 
-    # the scale comes from the data (observed counts, at least the smallest positive one), not from the starting
-    # point: a warm start with a near-zero count would otherwise get huge steps in that cell
-    pos = O[O > 0]
-    base = np.maximum(O[free], pos.min() if pos.size else 1.0)
-    d = base ** _SCALE_POWER["log_linear" if plan is not None else "log_counts"]
 
-    def negative_cll(z):
-        x[free] = z / d
-        n_eval[0] += 1
-        if plan is not None:
-            ev = tmd.evaluate(None, expected=True, log_theta=x)
-        else:
-            legal = tmd.log_theta_from_log_counts(x, out=lt)[1]
-            ev = tmd.evaluate(None, expected=True, log_theta=lt) if legal else None
-        if ev is None or not np.isfinite(ev.cll):
-            return np.inf, np.zeros(free.size)
-        if plan is not None:
-            np.subtract(O, ev.expected, out=grad)
-        else:
-            tmd.log_count_gradient(O - ev.expected, lt, out=grad)
-        return -ev.cll, -grad[free] / d
-
-    def log_theta_of(z):
-        """Normalised log-parameters of the iterate ``z`` (written into ``lt``)."""
-        x[free] = z / d
-        if plan is not None:
-            return _normalise_log_linear(tmd, x, compiled, lt)
-        return tmd.log_theta_from_log_counts(x, out=lt)[0]
-
-    def counts_of(z):
-        return np.exp(log_theta_of(z)) * scale
-
-    def in_range(z):
-        return bool(np.min(log_theta_of(z)[free], initial=0.0) >= _LOG_THETA_MIN)
-
-    z0 = x[free] * d
-    trace, steps, elapsed = [cll0], [], [time.perf_counter() - t_start]
-    state = {"z": z0, "reason": None}
-
-    def on_iteration(intermediate_result):
-        z = np.array(intermediate_result.x, dtype=np.float64)
-        c = -float(intermediate_result.fun)
-        if not c >= trace[-1]:  # never record a decrease (L-BFGS-B's line search ensures one; belt and braces)
-            state["reason"] = "stalled"
-            raise StopIteration
-        if not in_range(z):  # keep only iterates every parameter of which a float64 CPT can hold
-            state["reason"] = "range"
-            raise StopIteration
-        steps.append(float(np.linalg.norm(z - state["z"])))
-        change = c - trace[-1]
-        trace.append(c)
-        elapsed.append(time.perf_counter() - t_start)
-        state["z"] = z
-        if callback is not None:
-            callback(len(steps), lay.to_tables(counts_of(z)), c)
-        if abs(change) < tol or change == 0.0:
-            state["reason"] = "tol"
-            raise StopIteration
-        if len(steps) >= max_iter:
-            state["reason"] = "max_iter"
-            raise StopIteration
-
-    if max_iter > 0 and free.size:
-        res = minimize(negative_cll, z0, jac=True, method="L-BFGS-B", callback=on_iteration,
-                       options={"maxiter": int(max_iter) + 1, "maxfun": 50 * int(max_iter) + 100, "ftol": 0.0,
-                                "gtol": 0.0, "maxls": 50, "maxcor": _LBFGS_MEMORY})
-        reason = state["reason"]
-        if reason == "range" and warn:  # the last iterate (state["z"]) is within range
+def _warn_unconverged(run: SolverRun, solver: str, tol: float, max_iter: int) -> None:
+    """The ``ConvergenceWarning`` of :func:`fit_tm` (``max_iter`` reached; for lbfgs also the range guard)."""
+    trace = run.cll_trace
+    if solver == "lbfgs":
+        if run.stop_reason == "range":  # the last iterate within range is the result
             warnings.warn("L-BFGS stopped where a further step would push a parameter below 1e-300 (the data are "
                           "(nearly) separable: the conditional-likelihood optimum is at infinity); the last "
                           f"iterate within range is kept (CLL {trace[-1]:.6g}).", ConvergenceWarning, stacklevel=3)
-        if reason is None:  # L-BFGS-B stopped by itself: zero gradient (0), budget (1) or failed line search (2)
-            reason = {0: "tol", 1: "max_iter"}.get(int(res.status), "stalled")
-    else:
-        reason = "max_iter" if max_iter == 0 and free.size else "tol"
-    if reason == "max_iter" and warn and max_iter > 0:
-        warnings.warn(f"L-BFGS stopped at max_iter={max_iter} before the CLL change fell below tol={tol}; increase "
-                      "max_iter or tol.", ConvergenceWarning, stacklevel=3)
-    T_final = counts_of(state["z"])
-    logger.debug("TM (lbfgs): %d iterations, CLL %.6g -> %.6g (%s)", len(steps), trace[0], trace[-1], reason)
-    return TMResult(lay.class_node, list(lay.children), dict(lay.parents), lay.to_tables(T_final),
-                    lay.to_tables(O), np.asarray(trace, dtype=np.float64), np.asarray(steps, dtype=np.float64),
-                    len(steps), reason in ("tol", "stalled", "range"), reason, n_eval[0] + 1,
-                    np.asarray(elapsed, dtype=np.float64), "lbfgs")
-
-
-def _host_plan(tmd: TMData):
-    """How to turn log-linear weights into normalised log-parameters without changing ``p(c | x)``.
-
-    In the log-linear coordinates ``beta`` (unnormalised log-parameters, where the CLL is the concave objective of
-    the equivalent logistic regression), normalising block ``b`` over its child subtracts
-    ``a_b(pi_b, c) = logsumexp_x beta_b[x, pi_b, c]``; adding ``a_b`` to a *host* block whose variables contain
-    ``pi_b`` (the class prior when ``pi_b`` is empty) leaves every ``p(c | x)`` unchanged. Returns the blocks in
-    processing order (each before its host) as ``(b, host, axes)``, where ``axes`` places ``a_b`` on the host's
-    axes, or None when some block has no host (then the structure is not a "perfect" class-conditional
-    structure and the solver works on the log-counts instead). NB, TAN and FAN whose feature parents are children
-    of the class always have hosts (Roos et al. 2005).
-    """
-    fams = tmd.families
-    block_of = {child: b for b, (child, _) in enumerate(fams, start=1)}
-    host = {}
-    for b, (child, pa) in enumerate(fams, start=1):
-        if not pa:
-            host[b] = 0
-            continue
-        cands = [block_of[v] for v in pa if v in block_of
-                 and set(pa) <= {v, *fams[block_of[v] - 1][1]}]
-        if not cands:
-            return None
-        host[b] = cands[0]
-    order, done = [], set()
-
-    def visit(b, stack):  # b must come before host[b]: emit all blocks hosted (transitively) by b first
-        if b in done:
-            return
-        if b in stack:
-            raise RuntimeError("cyclic host relation")  # cannot happen: a host's child is a parent of b's child
-        stack.add(b)
-        for c2, h in host.items():
-            if h == b:
-                visit(c2, stack)
-        stack.discard(b)
-        done.add(b)
-        order.append(b)
-
-    for b in host:
-        visit(b, set())
-    plan = []
-    for b in order:
-        pa = list(fams[b - 1][1])
-        if host[b] == 0:
-            plan.append((b, 0, None))
-            continue
-        hchild, hpa = fams[host[b] - 1]
-        haxes = [hchild, *hpa]
-        # a_b has axes (*pa, C); bring them into the host's order (hchild, *hpa, C) with singleton gaps
-        perm = [pa.index(v) for v in haxes if v in pa] + [len(pa)]
-        expand = [i for i, v in enumerate(haxes) if v not in pa]
-        plan.append((b, host[b], (perm, expand)))
-    return plan
-
-
-def _compile_host_plan(tmd: TMData, plan) -> tuple:
-    """Arrays of :func:`_host_plan` for the kernel ``_tm.tm_normalise_log_linear``: ``(order, hosts, src_offsets,
-    src)``, where ``src`` maps every cell of an entry's host block to the child's normaliser ``a[pi_b, c]``."""
-    K = tmd.n_classes
-    order, hosts, srcs = [], [], []
-    for b, h, axes in plan:
-        order.append(b)
-        hosts.append(h)
-        if h == 0:
-            srcs.append(np.arange(K, dtype=np.intp))
-            continue
-        perm, expand = axes
-        pa_shape = tmd.cards[b - 1][1:]  # the child's other parents, in family order
-        host_shape = (*tmd.cards[h - 1], K)
-        coords = np.indices(host_shape, dtype=np.intp).reshape(len(host_shape), -1)
-        kept = [ax for ax in range(len(host_shape) - 1) if ax not in expand]  # host axes that are parents of b
-        # perm lists, in host order, the positions of b's parents within pa_b (then the class)
-        pos_in_pa = perm[:-1]
-        idx = [None] * len(pa_shape)
-        for ax, j in zip(kept, pos_in_pa):
-            idx[j] = coords[ax]
-        flat = np.ravel_multi_index((*idx, coords[-1]), (*pa_shape, K)) if pa_shape else coords[-1]
-        srcs.append(np.ascontiguousarray(flat, dtype=np.intp))
-    offsets = np.zeros(len(srcs) + 1, dtype=np.intp)
-    offsets[1:] = np.cumsum([len(x) for x in srcs])
-    src = np.concatenate(srcs) if srcs else np.zeros(0, dtype=np.intp)
-    return (np.asarray(order, dtype=np.intp), np.asarray(hosts, dtype=np.intp), offsets,
-            np.ascontiguousarray(src, dtype=np.intp))
-
-
-def _normalise_log_linear(tmd: TMData, beta: np.ndarray, compiled: tuple, out: np.ndarray) -> np.ndarray:
-    """Normalised log-parameters with the same ``p(c | x)`` as the log-linear weights ``beta`` (see
-    :func:`_host_plan`; ``compiled`` from :func:`_compile_host_plan`); slices that are entirely ``-inf`` get a
-    uniform column. Kernel ``_tm.tm_normalise_log_linear``."""
-    from pgmpy_ext._core import _tm
-
-    _tm.tm_normalise_log_linear(beta, tmd.blk_offsets, tmd.blk_r, tmd.blk_q, tmd.n_classes, *compiled, out)
-    return out
-
-
-def _line_search(tmd: TMData, T: np.ndarray, delta: np.ndarray, cll: float, mode: str, grid: np.ndarray):
-    """Step size that increases the CLL along ``delta``, or None when none is found; also the evaluation count."""
-    buf = np.empty_like(T)
-    n_eval = 0
-    if mode == "grid":
-        best_lam, best = None, cll
-        for lam in grid:
-            np.multiply(delta, lam, out=buf)
-            buf += T
-            c = tmd.evaluate(buf).cll
-            n_eval += 1
-            if c > best:
-                best_lam, best = float(lam), c
-        return best_lam, n_eval
-    neg = delta < 0
-    lam_max = float(np.min(-T[neg] / delta[neg])) if neg.any() else np.inf
-    lam = 0.5 if lam_max >= 1.0 else _BACKTRACK_SHRINK * lam_max
-    for _ in range(_MAX_HALVINGS):
-        if lam <= 0.0:
-            break
-        np.multiply(delta, lam, out=buf)
-        buf += T
-        c = tmd.evaluate(buf).cll
-        n_eval += 1
-        if c > cll:
-            return lam, n_eval
-        lam *= 0.5
-    return None, n_eval
+        elif run.stop_reason == "max_iter" and max_iter > 0:
+            warnings.warn(f"L-BFGS stopped at max_iter={max_iter} before the CLL change fell below tol={tol}; "
+                          "increase max_iter or tol.", ConvergenceWarning, stacklevel=3)
+    elif run.stop_reason == "max_iter" and max_iter > 0:
+        warnings.warn(f"TM stopped at max_iter={max_iter} before the CLL change fell below tol={tol} (last change "
+                      f"{trace[-1] - trace[-2] if len(trace) > 1 else float('nan'):.3g}); increase max_iter or tol.",
+                      ConvergenceWarning, stacklevel=3)
 
 
 # ------------------------------------------------------------------------------------------------ pgmpy face
@@ -627,12 +376,13 @@ class TMEstimator(DiscreteParameterEstimator):
         Step-size rule used when the full step is illegal or lowers the CLL: the thesis's grid
         ``{0.01, ..., 0.99}`` (best CLL) or backtracking from the largest legal step (halving). Only for
         ``solver="tm"``.
-    solver : {"tm", "lbfgs"}, default "tm"
-        ``"tm"``: the thesis's TM iteration. ``"lbfgs"`` (not in the thesis): L-BFGS-B on the log-parameters --
-        the same objective, model, starting point, structural zeros and ``tol`` rule, with a monotone CLL trace;
-        it reaches the logistic-regression optimum of NB/TAN/FAN in 5-100x fewer evaluations than the TM
-        iteration and faster than scikit-learn's ``LogisticRegression`` (``benchmarks/results/tm.md``). See
-        :func:`fit_tm`.
+    solver : {"lbfgs", "tm"}, default "lbfgs"
+        ``"lbfgs"`` (not in the thesis): L-BFGS-B on the log-parameters -- the same objective, model, starting
+        point, structural zeros and ``tol`` rule, with a monotone CLL trace; it reaches the logistic-regression
+        optimum of NB/TAN/FAN in 5-100x fewer evaluations than the TM iteration and faster than scikit-learn's
+        ``LogisticRegression`` (``benchmarks/results/tm.md``: faster and at a CLL as good or better than the
+        thesis's iteration on every data set there, hence the default). ``"tm"``: the thesis's TM iteration (what
+        the seed 001 reproductions use). See :func:`fit_tm`.
 
     Attributes
     ----------
@@ -696,7 +446,7 @@ class TMEstimator(DiscreteParameterEstimator):
     _tags = {"supports_weighted_data": True, "supports_latent_variables": False}
 
     def __init__(self, class_node=None, state_names: dict | None = None, alpha: float = 0.0, tol: float = 1e-3,
-                 max_iter: int = 1000, line_search: str = "grid", solver: str = "tm"):
+                 max_iter: int = 1000, line_search: str = "grid", solver: str = "lbfgs"):
         self.class_node = class_node
         self.alpha = alpha
         self.tol = tol

@@ -81,7 +81,7 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True
         tags.input_tags.string = True
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = True  # a missing value is passed through (stays missing)
         tags.target_tags.required = self._supervised
         return tags
 

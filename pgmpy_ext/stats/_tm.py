@@ -14,6 +14,7 @@ import numpy as np
 
 from pgmpy_ext._core import _tm
 from pgmpy_ext.stats._counting import unique_rows
+from pgmpy_ext.stats._layout import BlockLayout
 
 __all__ = ["TMData", "TMEvaluation"]
 
@@ -45,12 +46,15 @@ class TMEvaluation:
 
 
 @dataclass(frozen=True, eq=False)
-class TMData:
+class TMData(BlockLayout):
     """Training rows of a classifier compiled for the count-space TM kernels of one structure.
 
     Build it with :meth:`TMData.build`. Block 0 is the class prior; block ``b >= 1`` is the class-dependent table
     ``T[x_child, pi, c]`` of the ``b``-th child of the class, where ``pi`` runs over the configurations of the child's
-    other parents (mixed radix in the order given, last parent fastest) and the class is the last axis.
+    other parents (mixed radix in the order given, last parent fastest) and the class is the last axis. The flat
+    buffer follows :class:`~pgmpy_ext.stats.BlockLayout` (``block_offsets``, ``block_shapes``: ``(K,)`` for the
+    prior, ``(r_child, *r_parents, K)`` for a child, so the child axis is first and ``normalize`` is the TM's
+    maximum-likelihood start).
 
     Attributes
     ----------
@@ -212,35 +216,27 @@ class TMData:
 
     # ------------------------------------------------------------------ facts
     @property
-    def size(self) -> int:
-        """Length ``S`` of the flat count buffer."""
-        return int(self.blk_offsets[-1])
+    def block_offsets(self) -> np.ndarray:
+        """Block boundaries of the flat buffer (:class:`~pgmpy_ext.stats.BlockLayout`); ``blk_offsets``."""
+        return self.blk_offsets
 
     @property
-    def n_blocks(self) -> int:
-        """Number of blocks ``B`` (the class prior plus one per child of the class)."""
-        return int(self.blk_r.shape[0])
+    def block_shapes(self) -> tuple:
+        """``(K,)`` for the class prior, then ``(r_child, *r_parents, K)`` for every child of the class."""
+        return ((self.n_classes,), *((*c, self.n_classes) for c in self.cards))
 
     @property
     def n_unique(self) -> int:
         return int(self.idx.shape[0])
 
     def block(self, flat: np.ndarray, b: int) -> np.ndarray:
-        """View of block ``b`` of a flat buffer: shape ``(K,)`` for ``b = 0``, else ``(r_child, *r_parents, K)``."""
-        lo, hi = int(self.blk_offsets[b]), int(self.blk_offsets[b + 1])
-        if b == 0:
-            return flat[lo:hi]
-        return flat[lo:hi].reshape(*self.cards[b - 1], self.n_classes)
-
-    def _check_flat(self, flat, name: str) -> np.ndarray:
-        a = np.ascontiguousarray(flat, dtype=np.float64)
-        if a.shape != (self.size,):
-            raise ValueError(f"{name} has shape {a.shape}, expected ({self.size},) (TMData.size).")
-        return a
+        """View of block ``b`` of a flat buffer: shape ``(K,)`` for ``b = 0``, else ``(r_child, *r_parents, K)``
+        (:meth:`~pgmpy_ext.stats.BlockLayout.block_at`)."""
+        return self.block_at(flat, b)
 
     def slice_totals(self, counts) -> np.ndarray:
         """Sum of the counts of every normalisation slice (``n_slices``,): ``N`` for slice 0, ``M[pi, c]`` else."""
-        counts = self._check_flat(counts, "counts")
+        counts = self.check_flat(counts, "counts")
         return np.bincount(self.slice_ids, weights=counts, minlength=self.n_slices)
 
     def nonempty_cells(self, counts) -> np.ndarray:
@@ -258,7 +254,7 @@ class TMData:
         unspecified. A zero count in a slice with counts gives ``-inf`` (theta = 0); a slice without counts gives a
         uniform column (pgmpy's maximum-likelihood convention).
         """
-        counts = self._check_flat(counts, "counts")
+        counts = self.check_flat(counts, "counts")
         if out is None:
             out = np.empty(self.size, dtype=np.float64)
         legal = _tm.tm_log_theta(counts, self.blk_offsets, self.blk_r, self.blk_q, self.n_classes, out)
@@ -271,7 +267,7 @@ class TMData:
         of ``-inf`` gets a uniform column. ``legal`` is False for NaN or ``+inf`` entries or an all ``-inf`` class
         prior.
         """
-        s = self._check_flat(log_counts, "log_counts")
+        s = self.check_flat(log_counts, "log_counts")
         if out is None:
             out = np.empty(self.size, dtype=np.float64)
         legal = _tm.tm_log_softmax(s, self.blk_offsets, self.blk_r, self.blk_q, self.n_classes, out)
@@ -280,11 +276,25 @@ class TMData:
     def log_count_gradient(self, direction, log_theta, out: np.ndarray | None = None) -> np.ndarray:
         """Gradient of the CLL with respect to the log-counts, from the TM direction ``O - E`` and the current
         log-parameters: ``g - theta * (slice sum of g)`` in every slice."""
-        g = self._check_flat(direction, "direction")
-        lt = self._check_flat(log_theta, "log_theta")
+        g = self.check_flat(direction, "direction")
+        lt = self.check_flat(log_theta, "log_theta")
         if out is None:
             out = np.empty(self.size, dtype=np.float64)
         _tm.tm_log_count_gradient(g, lt, self.blk_offsets, self.blk_r, self.blk_q, self.n_classes, out)
+        return out
+
+    def normalise_log_linear(self, beta, host_plan: tuple, out: np.ndarray | None = None) -> np.ndarray:
+        """Normalised log-parameters with the same ``p(c | x)`` as the log-linear weights ``beta``.
+
+        ``host_plan`` is ``(order, hosts, src_offsets, src)`` (intp arrays): the blocks in processing order, the
+        block each one's normaliser is added to (0: the class prior), and for every cell of each host block the
+        index of the child's normaliser ``a[pi_b, c]`` it receives (compiled by
+        ``pgmpy_ext.parameters``' L-BFGS solver). Slices that are entirely ``-inf`` get a uniform column.
+        """
+        b = self.check_flat(beta, "beta")
+        if out is None:
+            out = np.empty(self.size, dtype=np.float64)
+        _tm.tm_normalise_log_linear(b, self.blk_offsets, self.blk_r, self.blk_q, self.n_classes, *host_plan, out)
         return out
 
     def evaluate(self, counts, *, expected: bool = False, posterior: bool = False,
@@ -299,7 +309,7 @@ class TMData:
             if not legal:
                 return TMEvaluation(-np.inf, None, None, 0)
         else:
-            lt = self._check_flat(log_theta, "log_theta")
+            lt = self.check_flat(log_theta, "log_theta")
         e = np.zeros(self.size if expected else 0, dtype=np.float64)
         resp = np.empty((self.n_unique if posterior else 0, self.n_classes), dtype=np.float64)
         cll, n_zero = _tm.tm_cll(self.idx, self.W, lt, e, resp)

@@ -23,6 +23,7 @@ from pgmpy_ext.structure._kdb import KDBSearch, class_mutual_information, fit_kd
 from pgmpy_ext.structure._multinet import CLMultinetSearch, MultinetStructure, fit_cl_multinet
 from pgmpy_ext.structure._selective import SelectiveNBSearch, fit_selective_nb
 from pgmpy_ext.structure._structural_tm import (
+    MAX_CANDIDATES,
     StructuralTMSearch,
     cbic_score,
     conditional_dimension,
@@ -54,3 +55,4 @@ __all__ += ["CTANSearch", "StructuralTMSearch", "cbic_score", "conditional_dimen
             "fit_structural_tm"]
 __all__ += ["SBN_STOPPING", "SBNWalk", "chow_liu_trees_per_class", "root_index", "sbn_code_length", "sbn_monitor",
             "sbn_walk"]
+__all__ += ["MAX_CANDIDATES"]

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Mapping, Sequence
 from itertools import combinations
 
 import numpy as np
 from joblib import Parallel, delayed
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_scalar
 
 from pgmpy_ext._compat import DAG, show_progress_enabled
@@ -21,7 +23,13 @@ from pgmpy_ext.data import EncodedData
 from pgmpy_ext.parameters import check_tm_params, class_children, fit_tm
 from pgmpy_ext.structure._base import ClassifierSearchBase, ClassifierStructure, check_class_node
 
-__all__ = ["StructuralTMSearch", "cbic_score", "conditional_dimension", "fit_structural_tm"]
+__all__ = ["MAX_CANDIDATES", "StructuralTMSearch", "cbic_score", "conditional_dimension", "fit_structural_tm"]
+
+#: Default budget of candidate TM fits of one structural-TM search (``max_candidates``). A step scores every legal
+#: arc, ``m + |Ch(C)| (m - 1)`` of them for ``m`` features, so the search costs ``O(steps x m x |Ch(C)|)`` fits: a few
+#: hundred on the thesis's data sets (``benchmarks/results/structural_tm.md``: at most 1,134), ~15,000 on 100 rows x
+#: 250 ternary features. 10,000 fits take ~30 s with ``solver="lbfgs"`` on one core.
+MAX_CANDIDATES = 10_000
 
 
 def conditional_dimension(parents: Mapping, cards: Mapping, class_node) -> int:
@@ -100,8 +108,9 @@ def _score_candidate(data: EncodedData, class_node, parents: dict, init, n: floa
 
 
 def fit_structural_tm(data: EncodedData, class_node, *, features: Sequence | None = None, alpha: float = 0.0,
-                      tol: float = 1e-3, max_iter: int = 1000, line_search: str = "grid", solver: str = "tm",
-                      warm_start: bool = False, max_steps: int | None = None, n_jobs: int = 1,
+                      tol: float = 1e-3, max_iter: int = 1000, line_search: str = "grid", solver: str = "lbfgs",
+                      warm_start: bool = False, max_steps: int | None = None,
+                      max_candidates: int | None = MAX_CANDIDATES, n_jobs: int = 1,
                       show_progress: bool = False) -> ClassifierStructure:
     """Structural TM (seed 001 A15, Fig. 5.5): greedy forward search from the empty graph.
 
@@ -117,32 +126,49 @@ def fit_structural_tm(data: EncodedData, class_node, *, features: Sequence | Non
     features : sequence, optional
         Default: every other column.
     alpha, tol, max_iter, line_search, solver
-        TM options (see :class:`~pgmpy_ext.parameters.TMEstimator`); ``solver="lbfgs"`` reaches the same optima
-        with far fewer kernel evaluations.
+        TM options of every candidate fit (see :class:`~pgmpy_ext.parameters.TMEstimator`; ``max_iter`` is per
+        fit). The default ``solver="lbfgs"`` reaches the same or better optima much faster than the thesis's
+        iteration (``solver="tm"``, whose 0.01 grid can stall and under-score candidates;
+        ``benchmarks/results/structural_tm.md``); the reproductions of the thesis pass ``solver="tm"``.
     warm_start : bool, default False
         Start each candidate's TM from the current model's counts, with maximum-likelihood counts for the new or
         changed family (spec 5.10 [REC], off in the thesis). Fixed points of NB/TAN/FAN-like families are global
         CLL maxima, so this changes scores only within ``tol``.
     max_steps : int, optional
         Stop after this many added arcs.
+    max_candidates : int or None, default MAX_CANDIDATES (10,000)
+        Budget of candidate TM fits for the whole search (the start's fit not counted). A step is scored whole
+        or not at all: when the next step's candidates would exceed the budget, the search stops with the arcs
+        accepted so far and a ``ConvergenceWarning`` saying so (``trace["stop_reason"] == "max_candidates"``).
+        None: no budget.
     n_jobs : int, default 1
         Candidates scored in parallel with joblib (threads; the kernels release the GIL); results do not depend
         on it.
     show_progress : bool, default False
-        A progress bar over the greedy steps.
+        A progress bar over the greedy steps, counted in candidate fits out of ``max_candidates`` (shown only
+        when pgmpy's ``config.SHOW_PROGRESS`` is on too).
 
     Returns
     -------
     ClassifierStructure
         ``trace`` holds ``"steps"`` (one record per accepted arc: ``step``, ``arc``, ``cbic``, ``cll``, ``dim``,
         ``n_candidates``), ``"cbic"``, ``"cll"`` and ``"dim"`` of the final structure, ``"tm"`` (its
-        :class:`~pgmpy_ext.parameters.TMResult`), ``"n_tm_runs"`` and ``"n_unconverged"`` (candidate TM runs that
-        stopped at ``max_iter``).
+        :class:`~pgmpy_ext.parameters.TMResult`), ``"n_tm_runs"``, ``"n_unconverged"`` (candidate TM runs that
+        stopped at ``max_iter``) and ``"stop_reason"`` (``"converged"``: no arc improves cBIC; ``"no_candidates"``,
+        ``"max_steps"`` or ``"max_candidates"``).
+
+    Warns
+    -----
+    ConvergenceWarning
+        Once per search, with the count, when candidate fits stopped at ``max_iter`` (their CLL, hence their
+        cBIC, is a lower bound); and when ``max_candidates`` stopped the search.
     """
     check_tm_params(alpha, tol, max_iter, line_search, solver)
     check_scalar(warm_start, "warm_start", (bool, np.bool_))
     if max_steps is not None:
         check_scalar(max_steps, "max_steps", numbers.Integral, min_val=0)
+    if max_candidates is not None:
+        check_scalar(max_candidates, "max_candidates", numbers.Integral, min_val=0)
     features = check_class_node(data, class_node, features)
     cards = {v: data.card(v) for v in [class_node, *features]}
     n = data.total_weight()
@@ -152,17 +178,23 @@ def fit_structural_tm(data: EncodedData, class_node, *, features: Sequence | Non
     dim = conditional_dimension(parents, cards, class_node)
     score = cbic_score(current.cll, dim, n)
     steps, n_runs, n_unconverged = [], 1, 0
+    n_fits = 0  # candidate fits (the budget of max_candidates)
+    stop_reason = "max_steps"
     bar = None
     if show_progress_enabled(show_progress):
         from tqdm.auto import tqdm
 
-        bar = tqdm(desc="structural TM", unit="arc")
+        bar = tqdm(desc="structural TM", unit="fit", total=max_candidates)
     # threads: the TM kernels release the GIL, and the candidates share the encoded data without copies
     parallel = Parallel(n_jobs=n_jobs, prefer="threads") if n_jobs not in (None, 1) else None
     try:
         while max_steps is None or len(steps) < max_steps:
             cands = _candidates(parents, features, class_node)
             if not cands:
+                stop_reason = "no_candidates"
+                break
+            if max_candidates is not None and n_fits + len(cands) > max_candidates:
+                stop_reason = "max_candidates"
                 break
             jobs = []
             for parent, child in cands:
@@ -178,22 +210,35 @@ def fit_structural_tm(data: EncodedData, class_node, *, features: Sequence | Non
                 results = parallel(delayed(_score_candidate)(data, class_node, p, i, n, cards, tm_options)
                                    for p, i in jobs)
             n_runs += len(results)
+            n_fits += len(results)
             n_unconverged += sum(r[2].stop_reason == "max_iter" for r in results)
+            if bar is not None:
+                bar.update(len(results))
             best = int(np.argmax([r[0] for r in results]))  # first maximum: the lowest candidate index
             b_score, b_dim, b_res = results[best]
             if not b_score > score:
+                stop_reason = "converged"
                 break
             parents, score, dim, current = jobs[best][0], b_score, b_dim, b_res
             steps.append({"step": len(steps) + 1, "arc": cands[best], "cbic": score, "cll": current.cll, "dim": dim,
                           "n_candidates": len(cands)})
             if bar is not None:
-                bar.update(1)
-                bar.set_postfix(cbic=f"{score:.3f}")
+                bar.set_postfix(arcs=len(steps), cbic=f"{score:.3f}")
     finally:
         if bar is not None:
             bar.close()
+    if n_unconverged:
+        warnings.warn(f"structural TM: {n_unconverged} of {n_fits} candidate TM fits stopped at max_iter={max_iter} "
+                      f"before the CLL change fell below tol={tol}; their cBIC is a lower bound, so the search may "
+                      "have missed arcs. Increase max_iter or tol, or use solver='lbfgs'.", ConvergenceWarning,
+                      stacklevel=2)
+    if stop_reason == "max_candidates":
+        warnings.warn(f"structural TM stopped at max_candidates={max_candidates} candidate TM fits after "
+                      f"{len(steps)} added arcs: the next step needs {len(cands)} more. The structure is the greedy "
+                      "search so far (every accepted arc was the best of its step); raise max_candidates (None: no "
+                      "budget) or limit the arcs with max_steps.", ConvergenceWarning, stacklevel=2)
     trace = {"steps": steps, "cbic": score, "cll": current.cll, "dim": dim, "tm": current, "n_tm_runs": n_runs,
-             "n_unconverged": n_unconverged}
+             "n_unconverged": n_unconverged, "stop_reason": stop_reason}
     return ClassifierStructure(class_node, features, {f: parents[f] for f in features}, trace)
 
 
@@ -234,7 +279,8 @@ class StructuralTMSearch(ClassifierSearchBase):
 
     The candidate set and the dimension formula are reconstructions (decision 15): the thesis states neither
     explicitly. Arcs into features that are not children of the class cannot change the CLL or the dimension, so
-    they are never proposed. Cost: a full TM run per candidate, ``O(n^2)`` candidates per step.
+    they are never proposed. Cost: a full TM run per candidate, ``O(n^2)`` candidates per step; the whole search is
+    bounded by ``max_candidates`` fits (:data:`MAX_CANDIDATES`).
 
     References
     ----------
@@ -256,10 +302,12 @@ class StructuralTMSearch(ClassifierSearchBase):
     """
 
     def estimate(self, class_node=None, alpha: float = 0.0, tol: float = 1e-3, max_iter: int = 1000,
-                 line_search: str = "grid", solver: str = "tm", warm_start: bool = False,
-                 max_steps: int | None = None, show_progress: bool = False) -> DAG:
-        """Run the greedy search and return the DAG (unselected features stay as isolated nodes)."""
+                 line_search: str = "grid", solver: str = "lbfgs", warm_start: bool = False,
+                 max_steps: int | None = None, max_candidates: int | None = MAX_CANDIDATES,
+                 show_progress: bool = False) -> DAG:
+        """Run the greedy search and return the DAG (unselected features stay as isolated nodes); options as
+        :func:`fit_structural_tm`."""
         return self._estimate(fit_structural_tm, class_node, alpha=alpha, tol=tol, max_iter=max_iter,
                               line_search=line_search, solver=solver, warm_start=warm_start, max_steps=max_steps,
-                              show_progress=show_progress)
+                              max_candidates=max_candidates, show_progress=show_progress)
 

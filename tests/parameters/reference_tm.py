@@ -380,8 +380,8 @@ def moment_space_tm(X, y, cards, K, parents, n_iter):
 
 def normalise_log_linear(tmd, beta: np.ndarray, plan, out: np.ndarray) -> np.ndarray:
     """Normalised log-parameters with the same ``p(c | x)`` as the log-linear weights ``beta`` (see
-    ``pgmpy_ext.parameters._tm._host_plan``); slices that are entirely ``-inf`` get a uniform column. numpy reference
-    of the kernel ``_tm.tm_normalise_log_linear``."""
+    ``pgmpy_ext.parameters._tm_solvers.host_plan``); slices that are entirely ``-inf`` get a uniform column. numpy
+    reference of the kernel ``_tm.tm_normalise_log_linear``."""
     out[...] = beta
     for b, h, axes in plan:
         blk = tmd.block(out, b)

@@ -181,3 +181,21 @@ def test_row_order_invariance(prob):
     assert_allclose(a.observed, b.observed, rtol=1e-12, atol=1e-12)
     T = a.observed + 0.5
     assert_allclose(a.evaluate(T).cll, b.evaluate(T).cll, rtol=1e-12)
+
+
+def test_tmdata_follows_the_block_layout_protocol():
+    """Block 0 is the class prior (K,), block b >= 1 is (r_child, *r_parents, K): BlockLayout's normalisation over
+    the first axis is the kernel's maximum-likelihood normalisation (prior over the class, children over their
+    states), uniform for empty slices."""
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 3, (40, 3)).astype(np.int32)
+    d = TMData.build(codes, rng.integers(0, 2, 40), [3, 3, 3], 2, [(0, ()), (1, (0,)), (2, (0, 1))])
+    assert d.block_shapes == ((2,), (3, 2), (3, 3, 2), (3, 3, 3, 2))
+    assert d.n_blocks == 4
+    assert d.size == 2 + 6 + 18 + 54
+    assert_allclose(d.normalize(d.observed), np.exp(d.log_theta(d.observed)[0]), rtol=1e-15, atol=0)
+    assert_allclose(d.block(d.normalize(d.observed), 0).sum(), 1.0)
+    tables = d.unpack_blocks(d.observed)
+    assert_array_equal(d.pack_blocks(tables), d.observed)
+    with pytest.raises(ValueError, match="TMData.size"):
+        d.log_theta(np.zeros(d.size + 1))

@@ -7,14 +7,15 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
-import pgmpy_ext.parameters._tm as tm_mod
+import pgmpy_ext.parameters._tm_solvers as solvers_mod
 from pgmpy_ext._compat import DiscreteBayesianNetwork
 from pgmpy_ext._core import _tm
 from pgmpy_ext.classifiers import StructuralTMClassifier, TANClassifier
 from pgmpy_ext.data import encode
 from pgmpy_ext.models import BatchPosterior
 from pgmpy_ext.parameters import TMEstimator, fit_tm
-from pgmpy_ext.parameters._tm import _compile_host_plan, _host_plan, _Layout, _normalise_log_linear
+from pgmpy_ext.parameters._tm import _TMTables
+from pgmpy_ext.parameters._tm_solvers import compile_host_plan, host_plan
 from pgmpy_ext.stats import TMData
 from pgmpy_ext.structure import fit_structural_tm, fit_tan
 from tests.parameters.test_tm import (
@@ -38,11 +39,10 @@ def corral_frame(n=128, seed=2):
 
 
 @pytest.fixture(params=["log_linear", "log_counts"])
-def coords(request, monkeypatch):
-    """Both coordinate systems of the solver (log-counts is the fallback for structures without hosts)."""
-    if request.param == "log_counts":
-        monkeypatch.setattr(tm_mod, "_LBFGS_COORDS", "log_counts")
-    return request.param
+def coords(request):
+    """Both coordinate systems of the solver (log-counts is the fallback for structures without hosts): the
+    ``coordinates`` option of ``fit_tm``."""
+    return "log_counts" if request.param == "log_counts" else "auto"
 
 
 # ---------------------------------------------------------------------------------------------- kernels
@@ -137,13 +137,13 @@ def test_normalising_log_linear_weights_keeps_every_posterior(structure):
           # X3 has parents {X1, X2} and X2's family {X2, X1} contains both: hosted
           "kdb2_hosted": {"C": [], "X0": ["C"], "X1": ["C", "X0"], "X2": ["C", "X1"], "X3": ["C", "X1", "X2"]},
           }[structure]
-    tmd = _Layout(data, "C", pa, None).tmd
-    plan = _host_plan(tmd)
+    tmd = _TMTables(data, "C", pa, None).tmd
+    plan = host_plan(tmd)
     assert plan is not None
     rng = np.random.default_rng(0)
     beta = rng.normal(0, 2, tmd.size)
     out = np.empty(tmd.size)
-    _normalise_log_linear(tmd, beta, _compile_host_plan(tmd, plan), out)
+    tmd.normalise_log_linear(beta, compile_host_plan(tmd, plan), out)
     p_beta = tmd.evaluate(None, posterior=True, log_theta=beta).posterior
     p_norm = tmd.evaluate(None, posterior=True, log_theta=out).posterior
     assert_allclose(p_norm, p_beta, rtol=0, atol=1e-12)
@@ -154,8 +154,8 @@ def test_normalising_log_linear_weights_keeps_every_posterior(structure):
 def test_structure_without_hosts_uses_log_counts():
     data = encode(corral_frame())
     # X5 | C, X4, X3: no family contains both X4 and X3
-    assert _host_plan(_Layout(data, "C", BAN, None).tmd) is None
-    assert _host_plan(_Layout(data, "C", nb_parents([f"X{i}" for i in range(6)]), None).tmd) is not None
+    assert host_plan(_TMTables(data, "C", BAN, None).tmd) is None
+    assert host_plan(_TMTables(data, "C", nb_parents([f"X{i}" for i in range(6)]), None).tmd) is not None
 
 
 # ---------------------------------------------------------------------------------------------- solver
@@ -182,14 +182,14 @@ def test_lbfgs_cll_never_decreases_and_beats_ml(case):
     if case == "nb_mofn":
         assert res.cll > res.cll_ml + 200
     # the reported CLL is the CLL of the returned counts
-    lay = _Layout(encode(df), "C", pa, None)
+    lay = _TMTables(encode(df), "C", pa, None)
     flat = lay.from_tables(res.tables(), lay.tmd.observed)
     assert_allclose(lay.tmd.evaluate(flat).cll, res.cll, rtol=1e-10, atol=1e-10)
 
 
 def test_lbfgs_reaches_logistic_regression_optimum_nb(coords):
     data = encode(noisy_multinomial())
-    res = fit_tm(data, "C", nb_parents(FEATS), solver="lbfgs", tol=1e-10, max_iter=5000)
+    res = fit_tm(data, "C", nb_parents(FEATS), solver="lbfgs", tol=1e-10, max_iter=5000, coordinates=coords)
     opt = lr_optimum(onehot(data, FEATS), data.codes[:, data.index("C")])
     assert res.converged
     assert abs(res.cll - opt) <= 1e-6 * abs(opt)
@@ -199,7 +199,7 @@ def test_lbfgs_reaches_logistic_regression_optimum_nb(coords):
 def test_lbfgs_reaches_logistic_regression_optimum_tan(coords):
     data = encode(noisy_multinomial(seed=3))
     tan = fit_tan(data, "C")
-    res = fit_tm(data, "C", tan.parent_sets(), solver="lbfgs", tol=1e-10, max_iter=5000)
+    res = fit_tm(data, "C", tan.parent_sets(), solver="lbfgs", tol=1e-10, max_iter=5000, coordinates=coords)
     F = np.hstack([onehot(data, FEATS)] + [pair_onehot(data, p, c) for p, c in tan.augmenting_edges()])
     opt = lr_optimum(F, data.codes[:, data.index("C")])
     assert abs(res.cll - opt) <= 1e-6 * abs(opt)
@@ -207,11 +207,11 @@ def test_lbfgs_reaches_logistic_regression_optimum_tan(coords):
 
 def test_lbfgs_and_tm_agree_and_lbfgs_needs_fewer_evaluations():
     data = encode(noisy_multinomial(seed=7))
-    tm = fit_tm(data, "C", nb_parents(FEATS), line_search="backtracking", tol=1e-9, max_iter=20_000)
+    tm = fit_tm(data, "C", nb_parents(FEATS), line_search="backtracking", tol=1e-9, max_iter=20_000, solver="tm")
     lb = fit_tm(data, "C", nb_parents(FEATS), solver="lbfgs", tol=1e-9, max_iter=20_000)
     assert_allclose(lb.cll, tm.cll, rtol=1e-6)
     # the fitted posteriors of a (non-separable) logistic-regression optimum are unique: both solvers give them
-    lay = _Layout(data, "C", nb_parents(FEATS), None)
+    lay = _TMTables(data, "C", nb_parents(FEATS), None)
     post = [lay.tmd.evaluate(lay.from_tables(r.tables(), lay.tmd.observed), posterior=True).posterior
             for r in (tm, lb)]
     assert_allclose(post[1], post[0], atol=1e-4)
@@ -222,7 +222,7 @@ def test_lbfgs_keeps_zero_cells_and_empty_slices(coords):
     df = corral_frame(n=40, seed=2)
     pa = dict(BAN, X4=[])  # X4 not a child of the class: empty parent configurations elsewhere
     seen = []
-    res = fit_tm(encode(df), "C", pa, solver="lbfgs", max_iter=200, warn=False,
+    res = fit_tm(encode(df), "C", pa, solver="lbfgs", max_iter=200, warn=False, coordinates=coords,
                  callback=lambda it, T, cll: seen.append(T))
     assert seen
     zeros = {k: o == 0 for k, o in res.observed.items()}
@@ -297,7 +297,7 @@ def test_tm_estimator_lbfgs_in_pgmpy_matches_predict_proba():
 def test_structural_tm_with_lbfgs_selects_the_same_structure():
     df = noisy_multinomial(seed=10)
     data = encode(df)
-    a = fit_structural_tm(data, "C", line_search="backtracking", tol=1e-6)
+    a = fit_structural_tm(data, "C", line_search="backtracking", tol=1e-6, solver="tm")
     b = fit_structural_tm(data, "C", solver="lbfgs", tol=1e-6)
     assert a.parents == b.parents
     assert_allclose(b.trace["cll"], a.trace["cll"], rtol=1e-4)
@@ -322,10 +322,10 @@ def test_lbfgs_range_guard_stops_before_a_parameter_underflows(monkeypatch):
     """On separable data the optimum is at infinity: lbfgs stops ("range", with a ConvergenceWarning) before any
     parameter leaves what a float64 CPT carries through inference, so no observed cell is exported as 0 and a warm
     start from the result is legal. The guard threshold is raised here so that the test reaches it quickly."""
-    monkeypatch.setattr(tm_mod, "_LOG_THETA_MIN", -8.0)
+    monkeypatch.setattr(solvers_mod, "_LOG_THETA_MIN", -8.0)
     data = encode(mofn_cube())
     pa = nb_parents([f"X{i}" for i in range(10)])
-    lay = _Layout(data, "C", pa, None)
+    lay = _TMTables(data, "C", pa, None)
     with pytest.warns(Warning, match="separable"):
         res = fit_tm(data, "C", pa, solver="lbfgs", tol=0.0, max_iter=5000)
     assert res.stop_reason == "range"
@@ -365,15 +365,33 @@ def test_normalisation_kernel_equals_numpy_reference(structure):
     pa = {"nb": nb_parents(FEATS),
           "tan": {"C": [], "X0": ["C"], "X1": ["C", "X0"], "X2": ["C", "X1"], "X3": ["C", "X1"]},
           "kdb2": {"C": [], "X0": ["C"], "X1": ["C", "X0"], "X2": ["C", "X1"], "X3": ["C", "X2", "X1"]}}[structure]
-    tmd = _Layout(data, "C", pa, None).tmd
-    plan = _host_plan(tmd)
+    tmd = _TMTables(data, "C", pa, None).tmd
+    plan = host_plan(tmd)
     rng = np.random.default_rng(3)
     beta = rng.normal(0, 3, tmd.size)
     beta[rng.random(tmd.size) < 0.15] = -np.inf
     blk = tmd.block(beta, tmd.n_blocks - 1)
     blk[:, 0, ...] = -np.inf  # whole slices without a finite entry: uniform columns
     ref = normalise_log_linear(tmd, beta, plan, np.empty(tmd.size))
-    got = _normalise_log_linear(tmd, beta, _compile_host_plan(tmd, plan), np.empty(tmd.size))
+    got = tmd.normalise_log_linear(beta, compile_host_plan(tmd, plan), np.empty(tmd.size))
     assert np.array_equal(np.isfinite(ref), np.isfinite(got))
     fin = np.isfinite(ref)
     assert_allclose(got[fin], ref[fin], rtol=0, atol=1e-12)
+
+
+def test_lbfgs_blas_limit_is_restored_after_parallel_runs():
+    """L-BFGS runs with one BLAS thread; the process-wide limit is restored once the last concurrent run ends (the
+    candidates of a structural TM step run in threads)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import scipy.optimize  # noqa: F401  (load scipy's BLAS before reading the limits)
+
+    def blas_threads():
+        return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+
+    before = blas_threads()
+    data = encode(corral_frame())
+    par = fit_structural_tm(data, "C", solver="lbfgs", n_jobs=2)
+    assert blas_threads() == before
+    seq = fit_structural_tm(data, "C", solver="lbfgs")
+    assert par.parents == seq.parents
+    assert par.trace["cbic"] == seq.trace["cbic"]
