@@ -65,8 +65,8 @@ LEARNERS = [
     ("abn", [], ABNClassifier(alpha=1.0)),
     ("snb", [], SelectiveNBClassifier(alpha=1.0)),
     ("cl-multinet", [], CLMultinetClassifier(alpha=1.0)),
-    ("ctan", [], CTANClassifier(alpha=1.0, random_state=0)),
-    ("structural-tm", ["--param", "solver=lbfgs"], StructuralTMClassifier(alpha=1.0, solver="lbfgs", random_state=0)),
+    ("ctan", [], CTANClassifier(alpha=1.0)),
+    ("structural-tm", ["--param", "solver=lbfgs"], StructuralTMClassifier(alpha=1.0, solver="lbfgs")),
     ("tan-tm", ["--tm-solver", "lbfgs"],
      TANClassifier(alpha=1.0, estimator=TMEstimator(alpha=1.0, solver="lbfgs"))),
 ]

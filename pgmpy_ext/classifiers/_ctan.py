@@ -30,8 +30,6 @@ class CTANClassifier(BNClassifierBase):
         E.g. ``TMEstimator()`` for cTAN-TM; a fresh copy is fitted into ``estimator_``.
     n_jobs : int, default 1
         Threads for the pairwise counting and posterior kernels (results do not depend on it).
-    random_state : None, int or numpy Generator
-        Unused (the construction is deterministic); kept for a common signature.
     show_progress : bool, default False
         Unused.
 
@@ -61,13 +59,12 @@ class CTANClassifier(BNClassifierBase):
     """
 
     def __init__(self, *, root=None, drop_negative_edges=False, alpha=1.0, estimator=None, n_jobs=1,
-                 random_state=None, show_progress=False):
+                 show_progress=False):
         self.root = root
         self.drop_negative_edges = drop_negative_edges
         self.alpha = alpha
         self.estimator = estimator
         self.n_jobs = n_jobs
-        self.random_state = random_state
         self.show_progress = show_progress
 
     def _check_params(self):

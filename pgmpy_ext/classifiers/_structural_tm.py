@@ -47,8 +47,6 @@ class StructuralTMClassifier(BNClassifierBase):
         need many: ~15,000 for 100 rows x 250 ternary features. None: no budget.
     n_jobs : int, default 1
         Candidates scored in parallel (threads); results do not depend on it.
-    random_state : None, int or numpy Generator
-        Unused (the search is deterministic); kept for a common signature.
     show_progress : bool, default False
         A progress bar over the greedy steps, in candidate fits out of ``max_candidates`` (shown only when
         pgmpy's ``config.SHOW_PROGRESS`` is on too).
@@ -89,7 +87,7 @@ class StructuralTMClassifier(BNClassifierBase):
     """
 
     def __init__(self, *, alpha=0.0, tol=1e-3, max_iter=1000, line_search="grid", solver="lbfgs", warm_start=False,
-                 max_candidates=MAX_CANDIDATES, n_jobs=1, random_state=None, show_progress=False):
+                 max_candidates=MAX_CANDIDATES, n_jobs=1, show_progress=False):
         self.alpha = alpha
         self.tol = tol
         self.max_iter = max_iter
@@ -98,7 +96,6 @@ class StructuralTMClassifier(BNClassifierBase):
         self.warm_start = warm_start
         self.max_candidates = max_candidates
         self.n_jobs = n_jobs
-        self.random_state = random_state
         self.show_progress = show_progress
 
     def _check_params(self):

@@ -511,7 +511,7 @@ def _add_fit_arguments(p: argparse.ArgumentParser) -> None:
                         "for TM parameters)")
     p.add_argument("--alpha", type=float, default=1.0,
                    help="Dirichlet pseudo-count per CPT cell (default 1.0; 0 = maximum likelihood)")
-    p.add_argument("--tm-solver", default="tm", choices=["tm", "lbfgs"], help="optimiser of a '-tm' learner")
+    p.add_argument("--tm-solver", default="lbfgs", choices=["tm", "lbfgs"], help="optimiser of a '-tm' learner")
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="any other option of the learner, e.g. --param k=2 for kdb (repeatable)")
     p.add_argument("--seed", "--random-state", dest="seed", type=int, default=0,
