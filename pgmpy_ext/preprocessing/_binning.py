@@ -297,7 +297,8 @@ class EqualWidthDiscretizer(_KBinsDiscretizer):
     Output: a new DataFrame (also for array input); each discretised column becomes a pandas Categorical with
     categories ``0 .. n_bins_[col] - 1`` (integer bin codes, declared even when unused), the rest is unchanged.
     Values outside the training range go to the first or last bin. A missing value (NaN) is left out of the cut
-    points and stays missing in the output; inf in a column to discretise raises ``ValueError``. A constant column becomes a single bin (scikit-learn's warning is silenced; see ``n_bins_``).
+    points and stays missing in the output; inf in a column to discretise raises ``ValueError``. A constant
+    column becomes a single bin (scikit-learn's warning is silenced; see ``n_bins_``).
 
     Examples
     --------
