@@ -33,3 +33,14 @@ __all__ += ["HIDDEN", "CLLResult", "EStepResult", "NetworkLayout", "conditional_
             "log_joint_batch", "posterior_batch"]
 __all__ += ["LOO_LOG_FLOOR", "LOO_TIE_RTOL", "LeaveOneOutNB"]
 __all__ += ["TMData", "TMEvaluation"]
+from pgmpy_ext.stats._marginal import (  # noqa: E402
+    ForestPlan,
+    forest_plan,
+    log_joint_marginal,
+    multinet_forest_plan,
+    multinet_log_joint_marginal,
+    rows_with_missing,
+)
+
+__all__ += ["ForestPlan", "forest_plan", "log_joint_marginal", "multinet_forest_plan", "multinet_log_joint_marginal",
+            "rows_with_missing"]
