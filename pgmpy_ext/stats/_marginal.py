@@ -187,7 +187,8 @@ def _forest_rows(plan: ForestPlan, log_cpt: np.ndarray, codes: np.ndarray, rows:
     if bad is not None:
         r, v = bad
         c = int(plan.node_col[v])
-        raise ValueError(f"row {r}: code {int(codes[r, c])} of {describe(c)} is outside 0..{int(plan.node_card[v]) - 1}.")
+        raise ValueError(f"row {r}: code {int(codes[r, c])} of {describe(c)} is outside "
+                         f"0..{int(plan.node_card[v]) - 1}.")
     return out
 
 
