@@ -1,9 +1,15 @@
 """The scikit-learn face shared by every Bayesian-network classifier.
 
 A subclass supplies only ``_fit_structure(data, class_node, rng) -> ClassifierStructure`` (calling an engine from
-:mod:`pgmpy_ext.structure`) and its own ``__init__`` parameters; this base does input validation, the one-time
-encoding, parameter fitting (built-in counts or any pgmpy ``DiscreteParameterEstimator``), building the pgmpy model
-last, and fast prediction through the batch-posterior kernel.
+:mod:`pgmpy_ext.structure`) and its own ``__init__`` parameters; this base does input validation (through
+:class:`pgmpy_ext.data.DiscreteInputMixin`), the one-time encoding, parameter fitting (built-in counts or any pgmpy
+``DiscreteParameterEstimator``), building the pgmpy model last, and fast prediction through the log-joint kernel.
+
+Prediction is a template method, as in scikit-learn's ``naive_bayes._BaseNB``: a learner supplies one hook,
+``_joint_log_likelihood(codes) -> (n_rows, n_classes)`` (``log p(c, x)`` in ``classes_`` order, from the feature
+codes of :meth:`BNClassifierBase._encode_features`), and ``predict_joint_log_proba``, ``predict_log_proba``,
+``predict_proba`` and ``predict`` are written once here. A learner that is not one network (the CL multinet)
+replaces ``_fit_model`` and the hook, nothing else.
 """
 
 from __future__ import annotations
@@ -15,16 +21,17 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_scalar
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, DiscreteParameterEstimator
-from pgmpy_ext.data import EncodedData, as_frame, encode
-from pgmpy_ext.models import BatchPosterior, build_network
+from pgmpy_ext.data import DiscreteInputMixin, EncodedData, encode
+from pgmpy_ext.data import as_frame  # noqa: F401  (compatibility: evaluation and clustering still import it here)
+from pgmpy_ext.models import build_network, compile_network
 from pgmpy_ext.stats import log_joint_batch
 from pgmpy_ext.structure._base import ClassifierStructure
-from pgmpy_ext.utils import LOG_PROB_FLOOR, LOG_TINY, check_generator
+from pgmpy_ext.utils import LOG_PROB_FLOOR, LOG_TINY, check_generator, log_normalize_rows
 
-__all__ = ["BNClassifierBase", "LOG_PROB_FLOOR", "as_frame"]
+__all__ = ["BNClassifierBase"]
 
 
 def _check_targets(y) -> tuple[np.ndarray, np.ndarray]:
@@ -59,11 +66,12 @@ def _check_targets(y) -> tuple[np.ndarray, np.ndarray]:
     return uniques, codes.astype(np.int32)
 
 
-class BNClassifierBase(ClassifierMixin, BaseEstimator):
+class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
     """Base of the scikit-learn Bayesian-network classifiers (not used directly).
 
     Subclasses define ``__init__`` with keyword-only arguments and no logic, ``_check_params`` for their own
-    options (calling ``super()._check_params()``), and ``_fit_structure``.
+    options (calling ``super()._check_params()``), and ``_fit_structure``. A learner that is not one network
+    replaces ``_fit_model`` and ``_joint_log_likelihood`` (see :class:`~pgmpy_ext.classifiers.CLMultinetClassifier`).
 
     Fitted attributes (all subclasses)
     ----------------------------------
@@ -87,19 +95,11 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ parameters
     def _check_params(self):
         check_scalar(self.alpha, "alpha", numbers.Real, min_val=0.0)
-        if self.estimator is not None and not isinstance(self.estimator, DiscreteParameterEstimator):
+        estimator = getattr(self, "estimator", None)  # the CL multinet has none
+        if estimator is not None and not isinstance(estimator, DiscreteParameterEstimator):
             raise TypeError("estimator must be an instance of a pgmpy DiscreteParameterEstimator (e.g. "
-                            f"pgmpy.parameter_estimator.DiscreteMLE()), got {type(self.estimator).__name__}.")
-        if self.n_jobs is not None:
-            check_scalar(self.n_jobs, "n_jobs", numbers.Integral)
-        check_generator(self.random_state)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.input_tags.allow_nan = False
-        return tags
+                            f"pgmpy.parameter_estimator.DiscreteMLE()), got {type(estimator).__name__}.")
+        self._check_common_params()
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y):
@@ -118,8 +118,7 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
         self
         """
         self._check_params()
-        frame = as_frame(X)
-        validate_data(self, X, y, skip_check_array=True)
+        frame = self._fit_frame(X, y)
         classes, y_codes = _check_targets(y)
         if y_codes.shape[0] != frame.shape[0]:
             raise ValueError(f"X has {frame.shape[0]} rows but y has {y_codes.shape[0]} labels.")
@@ -135,7 +134,8 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
                              "class node gets a distinct name.")
         self.class_node_ = class_node
         self.encoder_ = self._encode_training(frame, y_codes, class_node)
-        rng = check_generator(self.random_state)
+        # a random learner (BAN's ordering) draws from random_state; deterministic ones have no such parameter
+        rng = check_generator(self.random_state) if "random_state" in self.get_params(deep=False) else None
         self.structure_ = self._fit_structure(self.encoder_, class_node, rng)
         self._fit_model(self.structure_, self.encoder_)
         return self
@@ -191,20 +191,40 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
         return model
 
     def _compile(self):
-        post = BatchPosterior(self.model_, self.class_node_, n_jobs=self.n_jobs or 1)
-        np.maximum(post.compiled.log_cpt, LOG_PROB_FLOOR, out=post.compiled.log_cpt)
-        self._posterior_ = post
-        order = {(type(c), c): k for k, c in enumerate(post.classes)}
+        """``model_`` compiled once for the log-joint kernel, its code columns in the encoder's feature order (so
+        :meth:`_encode_features` feeds it directly); every log-CPT entry floored at ``LOG_PROB_FLOOR``."""
+        net = compile_network(self.model_, self.class_node_, columns=self._feature_names())
+        np.maximum(net.log_cpt, LOG_PROB_FLOOR, out=net.log_cpt)
+        self._network_ = net
+        order = {(type(c), c): k for k, c in enumerate(net.states[self.class_node_])}
         self._class_order_ = np.array([order[(type(v), v)] for v in
                                        (c.item() if isinstance(c, np.generic) else c for c in self.classes_)])
 
     # ------------------------------------------------------------------ predict
-    def _codes(self, X) -> np.ndarray:
-        frame = as_frame(X)
-        validate_data(self, X, reset=False, skip_check_array=True)
-        if not isinstance(X, pd.DataFrame):
-            frame.columns = list(self.encoder_.columns[:-1])
-        return self._posterior_.encode(frame)
+    def _feature_names(self) -> list:
+        return list(self.encoder_.columns[:-1])
+
+    def _encode_features(self, X) -> np.ndarray:
+        """int32 codes ``(n_rows, n_features)`` of new ``X`` with the states learned at fit (the encoder's feature
+        order); a value unseen at fit raises a ValueError naming the column, the value and the row."""
+        features = self._feature_names()
+        frame = self._predict_frame(X, features)
+        if frame.shape[0] == 0:
+            return np.zeros((0, len(features)), dtype=np.int32)
+        return self.encoder_.transform(frame, columns=features).codes
+
+    def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        """The hook: ``log p(c, x)`` (natural log), shape (n_rows, n_classes), columns in ``classes_`` order."""
+        net = self._network_
+        return log_joint_batch(net.layout, net.log_cpt, codes, n_jobs=self.n_jobs or 1)[:, self._class_order_]
+
+    def predict_joint_log_proba(self, X) -> np.ndarray:
+        """Joint log-probability ``log p(class, x)`` per row (natural log), columns in ``classes_`` order.
+
+        As scikit-learn's naive Bayes ``predict_joint_log_proba``: the unnormalised scores whose row-wise
+        normalisation is :meth:`predict_log_proba`; log-CPT entries are floored at ``log(1e-300)``."""
+        check_is_fitted(self)
+        return self._joint_log_likelihood(self._encode_features(X))
 
     def predict_log_proba(self, X) -> np.ndarray:
         """Log posterior ``log P(class | x)`` per row, columns in ``classes_`` order.
@@ -213,12 +233,7 @@ class BNClassifierBase(ClassifierMixin, BaseEstimator):
         probabilities are floored at 1e-300 per CPT entry) are reported as that value, so that
         ``predict_proba == exp(predict_log_proba)`` has no zeros where the log is finite."""
         check_is_fitted(self)
-        codes = self._codes(X)
-        lj = log_joint_batch(self._posterior_.compiled.layout, self._posterior_.compiled.log_cpt, codes,
-                             n_jobs=self.n_jobs or 1)[:, self._class_order_]
-        m = lj.max(axis=1, keepdims=True)
-        out = lj - (m + np.log(np.exp(lj - m).sum(axis=1, keepdims=True)))
-        return np.maximum(out, LOG_TINY, out=out)
+        return log_normalize_rows(self.predict_joint_log_proba(X), floor=LOG_TINY)
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior ``P(class | x)`` per row, shape (n_samples, n_classes), columns in ``classes_`` order."""

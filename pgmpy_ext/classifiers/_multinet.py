@@ -2,34 +2,16 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
-import pandas as pd
-from sklearn.utils import check_scalar
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from pgmpy_ext.classifiers._base import LOG_PROB_FLOOR, LOG_TINY, BNClassifierBase, as_frame
+from pgmpy_ext.classifiers._base import BNClassifierBase
 from pgmpy_ext.data import EncodedData
 from pgmpy_ext.models import build_network, sorted_parents
-from pgmpy_ext.stats import NetworkLayout, log_joint_batch
+from pgmpy_ext.stats import MultinetLayout, multinet_log_joint
 from pgmpy_ext.structure._multinet import MultinetStructure, fit_cl_multinet
-from pgmpy_ext.utils import check_generator
+from pgmpy_ext.utils import LOG_PROB_FLOOR
 
 __all__ = ["CLMultinetClassifier"]
-
-
-class _Constant:
-    """The one-state stand-in for the hidden variable of a per-class layout (a private type: never a feature)."""
-
-    def __eq__(self, other):
-        return isinstance(other, _Constant)
-
-    def __hash__(self):
-        return hash(_Constant)
-
-    def __repr__(self):
-        return "<constant>"
 
 
 class CLMultinetClassifier(BNClassifierBase):
@@ -88,10 +70,11 @@ class CLMultinetClassifier(BNClassifierBase):
         P(c = k \mid x) \propto \alpha_k \prod_i P_k(x_i \mid x_{\pi_k(i)}), \qquad
         \hat I_k(X_i; X_j) \text{ on } D_k = \{d : c_d = k\}
 
-    Prediction runs the batch log-joint kernel once per class, on that class's network compiled with a one-state
-    stand-in for the hidden variable, with every log-CPT entry floored at :math:`\log 10^{-300}` as in the other
-    classifiers; no pgmpy inference is involved. Departure: the spec's prior is :math:`n_k / N`; ``alpha`` smooths
-    it like every other CPT (``alpha = 0`` gives the spec's value).
+    Prediction runs the multinet log-joint kernel of CEM (:func:`pgmpy_ext.stats.multinet_log_joint` on a
+    :class:`~pgmpy_ext.stats.MultinetLayout`, one block per class and feature) once over all classes, with every
+    log-CPT entry floored at :math:`\log 10^{-300}` as in the other classifiers; no pgmpy inference is involved.
+    Departure: the spec's prior is :math:`n_k / N`; ``alpha`` smooths it like every other CPT (``alpha = 0`` gives
+    the spec's value).
 
     References
     ----------
@@ -127,58 +110,39 @@ class CLMultinetClassifier(BNClassifierBase):
         self.random_state = random_state
         self.show_progress = show_progress
 
-    def _check_params(self):
-        # no ``estimator`` here, so BNClassifierBase._check_params (which checks it) is not called
-        check_scalar(self.alpha, "alpha", numbers.Real, min_val=0.0)
-        if self.n_jobs is not None:
-            check_scalar(self.n_jobs, "n_jobs", numbers.Integral)
-        check_generator(self.random_state)
-
     def _fit_structure(self, data, class_node, rng):
         return fit_cl_multinet(data, class_node, root=self.root, n_jobs=self.n_jobs or 1)
 
     def _fit_model(self, structure: MultinetStructure, data: EncodedData) -> None:
+        """One network per class (``models_``) and their CPTs in one multinet layout (block ``(k, i)`` is
+        ``P_k(X_i | X_parent)``, the ``get_values()`` of the CPD, whose evidence is the one tree parent)."""
         y = data.codes[:, data.index(structure.class_node)]
         features = structure.features
-        models, layouts, log_cpts = {}, [], []
-        hidden = _Constant()
-        cards = {f: data.card(f) for f in features}
-        cards[hidden] = 1
+        models, tables = {}, []
         for k, label in enumerate(structure.classes):
             parents = {f: sorted_parents(ps) for f, ps in structure.parent_sets(k).items()}
             model = build_network(parents, data.take(y == k), alpha=self.alpha)
-            layout = NetworkLayout.build(parents, cards, features, hidden)
-            # CPD evidence is sorted_parents(...), the layout's parent order, so get_values() packs as it is
-            log_cpt = layout.pack({f: model.get_cpds(f).get_values() for f in features}, log=True)
-            np.maximum(log_cpt, LOG_PROB_FLOOR, out=log_cpt)
+            tables.extend(np.asarray(model.get_cpds(f).get_values(), dtype=np.float64).reshape(-1) for f in features)
             models[label] = model
-            layouts.append(layout)
-            log_cpts.append(log_cpt)
+        layout = MultinetLayout.build([tree.parents for tree in structure.trees], [data.card(f) for f in features])
+        log_cpt = np.concatenate(tables)
+        with np.errstate(divide="ignore"):
+            np.log(log_cpt, out=log_cpt)
+        np.maximum(log_cpt, LOG_PROB_FLOOR, out=log_cpt)
         counts = np.asarray(structure.class_counts, dtype=np.float64)
         a = float(self.alpha)
         self.class_prior_ = (counts + a) / (counts.sum() + a * counts.shape[0])
-        self._layouts_ = layouts
-        self._log_cpts_ = log_cpts
+        self._layout_ = layout
+        self._log_cpt_ = log_cpt
         with np.errstate(divide="ignore"):
             self._log_prior_ = np.maximum(np.log(self.class_prior_), LOG_PROB_FLOOR)
         self.models_ = models
 
     # ------------------------------------------------------------------ predict
-    def _codes(self, X) -> np.ndarray:
-        frame = as_frame(X)
-        validate_data(self, X, reset=False, skip_check_array=True)
-        features = list(self.encoder_.columns[:-1])
-        if not isinstance(X, pd.DataFrame):
-            frame.columns = features
-        return self.encoder_.transform(frame, columns=features).codes
-
-    def predict_log_proba(self, X) -> np.ndarray:
-        """Log posterior ``log P(class | x)`` per row, columns in ``classes_`` order."""
-        check_is_fitted(self)
-        codes = self._codes(X)
-        lj = np.empty((codes.shape[0], len(self._layouts_)), dtype=np.float64)
-        for k, (layout, log_cpt) in enumerate(zip(self._layouts_, self._log_cpts_)):
-            lj[:, k] = log_joint_batch(layout, log_cpt, codes, n_jobs=self.n_jobs or 1)[:, 0] + self._log_prior_[k]
-        m = lj.max(axis=1, keepdims=True)
-        out = lj - (m + np.log(np.exp(lj - m).sum(axis=1, keepdims=True)))
-        return np.maximum(out, LOG_TINY, out=out)  # as BNClassifierBase.predict_log_proba
+    def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        # the features are summed first and the class prior added last (hence the zero prior in the kernel), the
+        # order of the earlier per-class scoring, so the scores are bit-identical to it
+        lj = multinet_log_joint(self._layout_, self._log_cpt_, np.zeros(len(self.classes_)), codes,
+                                n_jobs=self.n_jobs or 1)
+        lj += self._log_prior_
+        return lj

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from pgmpy_ext.classifiers._base import LOG_PROB_FLOOR, BNClassifierBase
+from pgmpy_ext.classifiers._base import BNClassifierBase
 from pgmpy_ext.structure._selective import fit_selective_nb
+from pgmpy_ext.utils import LOG_PROB_FLOOR
 
 __all__ = ["SelectiveNBClassifier"]
 

@@ -15,6 +15,7 @@ import numpy as np
 from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD
 from pgmpy_ext.data import EncodedData
 from pgmpy_ext.stats import family_counts_many
+from pgmpy_ext.utils import normalize_columns
 
 __all__ = ["build_network", "cpds_from_counts", "cpds_from_layout", "sorted_parents"]
 
@@ -36,17 +37,6 @@ def _check_alpha(alpha) -> float:
     if not math.isfinite(a) or a < 0:
         raise ValueError(f"alpha == {alpha!r}, must be >= 0.")
     return a
-
-
-def _normalized(table: np.ndarray, alpha: float) -> np.ndarray:
-    """(r, q) counts -> columns of (counts + alpha) / sum; all-zero columns become uniform (DiscreteMLE's rule)."""
-    t = table + alpha if alpha > 0 else table.astype(np.float64, copy=True)
-    s = t.sum(axis=0, keepdims=True)
-    zero = s == 0
-    if zero.any():
-        t[:, zero[0]] = 1.0
-        s = t.sum(axis=0, keepdims=True)
-    return t / s
 
 
 def cpds_from_counts(counts: Mapping, parents: Mapping, states: Mapping, *, alpha: float = 0.0) -> list:
@@ -99,7 +89,7 @@ def cpds_from_counts(counts: Mapping, parents: Mapping, states: Mapping, *, alph
                              f" = {r} * {q} = {r * q} (C-order over ({node!r}, *{pa!r})).")
         if not np.all(np.isfinite(t)) or (t < 0).any():
             raise ValueError(f"counts of {node!r} must be finite and >= 0.")
-        values = _normalized(t.reshape(r, q), a)
+        values = normalize_columns(t.reshape(r, q), a)
         sn = {node: list(states[node])}
         sn.update({p: list(states[p]) for p in pa})
         out.append(TabularCPD(node, r, values, evidence=pa or None, evidence_card=cards or None, state_names=sn))

@@ -21,6 +21,7 @@ from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD
 from pgmpy_ext.data import EncodedData, encode
 from pgmpy_ext.data._encoded import _state_key, _to_python
 from pgmpy_ext.stats import NetworkLayout, log_joint_batch, posterior_batch
+from pgmpy_ext.utils import logsumexp_rows
 from pgmpy_ext.utils.validation import check_option
 
 __all__ = ["CompiledNetwork", "compile_network", "BatchPosterior"]
@@ -338,10 +339,8 @@ class BatchPosterior:
     def log_proba(self, X) -> np.ndarray:
         """``log P(target = k | x_r)``, shape ``(n_rows, K)`` (``-inf`` where the posterior is 0)."""
         lj = self.log_joint(X)
-        m = lj.max(axis=1, keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            lse = m + np.log(np.exp(lj - m).sum(axis=1, keepdims=True))
-            return lj - lse
+        with np.errstate(invalid="ignore"):  # a row impossible under every state: -inf - -inf = NaN
+            return lj - logsumexp_rows(lj)[:, None]
 
     def log_likelihood(self, X) -> np.ndarray:
         """``log P(x_r)`` with the target summed out, shape ``(n_rows,)`` (natural log)."""

@@ -1,5 +1,6 @@
 """Python wrappers around the Cython kernels (the only package that imports pgmpy_ext._core)."""
 
+from pgmpy_ext.stats._cem import MultinetLayout, multinet_log_joint
 from pgmpy_ext.stats._counting import (
     PairwiseCounts,
     UniqueRows,
@@ -33,6 +34,7 @@ __all__ += ["HIDDEN", "CLLResult", "EStepResult", "NetworkLayout", "conditional_
             "log_joint_batch", "posterior_batch"]
 __all__ += ["LOO_LOG_FLOOR", "LOO_TIE_RTOL", "LeaveOneOutNB"]
 __all__ += ["TMData", "TMEvaluation"]
+__all__ += ["MultinetLayout", "multinet_log_joint"]
 from pgmpy_ext.stats._marginal import (  # noqa: E402
     ForestPlan,
     forest_plan,

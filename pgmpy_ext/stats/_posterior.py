@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from pgmpy_ext._core import _posterior
 from pgmpy_ext.data import EncodedData
+from pgmpy_ext.stats._layout import BlockLayout
 from pgmpy_ext.utils.validation import effective_n_threads
 
 __all__ = ["HIDDEN", "NetworkLayout", "EStepResult", "CLLResult", "log_joint_batch", "posterior_batch",
@@ -29,13 +31,16 @@ def _as_intp(values) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class NetworkLayout:
+class NetworkLayout(BlockLayout):
     """Flat description of a discrete network with one hidden/class variable ``H``, as the posterior kernels need it.
 
     Build it with :meth:`NetworkLayout.build`. Node ``v`` (``nodes[v]``) has the family ``families[v] =
     (node, *parents)`` in the order of its CPT's axes; its table is the block
     ``flat[tab_offsets[v]:tab_offsets[v+1]]``, C-order over the family, so ``block.reshape(card_node, -1)`` is
-    ``TabularCPD.get_values()`` with ``evidence=parents`` in that order.
+    ``TabularCPD.get_values()`` with ``evidence=parents`` in that order. It is a
+    :class:`~pgmpy_ext.stats._layout.BlockLayout` (block ``v`` is node ``v``'s table: ``block_offsets`` are
+    ``tab_offsets``, ``block_shapes`` the family shapes), whose size, packing and M-step it uses through the
+    node-keyed :meth:`block`, :meth:`pack`, :meth:`unpack` and :meth:`normalize`.
 
     Attributes
     ----------
@@ -175,11 +180,6 @@ class NetworkLayout:
     def n_nodes(self) -> int:
         return len(self.nodes)
 
-    @property
-    def size(self) -> int:
-        """``T``: length of the flat CPT buffer."""
-        return int(self.tab_offsets[-1])
-
     def node_index(self, node) -> int:
         try:
             return self.nodes.index(node)
@@ -188,18 +188,26 @@ class NetworkLayout:
 
     def block_shape(self, node) -> tuple:
         """Shape of ``node``'s table: the cardinalities of its family in table order."""
-        v = self.node_index(node)
-        return tuple(int(c) for c in self.fam_cards[self.fam_offsets[v]:self.fam_offsets[v + 1]])
+        return self.block_shapes[self.node_index(node)]
 
     def kernel_args(self) -> tuple:
         """``(fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets, h_stride)`` in kernel order."""
         return (self.fam_offsets, self.fam_cols, self.fam_cards, self.fam_strides, self.tab_offsets, self.h_stride)
 
     # ------------------------------------------------------------------ flat buffer <-> per-node tables
+    # (the BlockLayout protocol, keyed by node: block v is node v's table, shaped like its family)
+    @property
+    def block_offsets(self) -> np.ndarray:
+        return self.tab_offsets
+
+    @cached_property
+    def block_shapes(self) -> tuple:
+        return tuple(tuple(int(c) for c in self.fam_cards[self.fam_offsets[v]:self.fam_offsets[v + 1]])
+                     for v in range(self.n_nodes))
+
     def block(self, flat: np.ndarray, node) -> np.ndarray:
         """View of ``node``'s block in ``flat`` shaped like its family (writes go through to ``flat``)."""
-        v = self.node_index(node)
-        return flat[self.tab_offsets[v]:self.tab_offsets[v + 1]].reshape(self.block_shape(node))
+        return self.block_at(flat, self.node_index(node))
 
     def pack(self, tables, *, log: bool = False) -> np.ndarray:
         """Flat float64 buffer from per-node tables.
@@ -221,54 +229,15 @@ class NetworkLayout:
             missing = [n for n in self.nodes if n not in tables]
             if missing:
                 raise ValueError(f"tables has no entry for nodes {missing!r}.")
-            seq = [tables[n] for n in self.nodes]
-        else:
-            seq = list(tables)
-            if len(seq) != self.n_nodes:
-                raise ValueError(f"got {len(seq)} tables, expected one per node ({self.n_nodes}).")
-        out = np.empty(self.size, dtype=np.float64)
-        for v, (node, t) in enumerate(zip(self.nodes, seq)):
-            a = np.asarray(t, dtype=np.float64)
-            lo, hi = int(self.tab_offsets[v]), int(self.tab_offsets[v + 1])
-            if a.size != hi - lo:
-                raise ValueError(f"table of {node!r} has {a.size} entries, expected {hi - lo} "
-                                 f"(family shape {self.block_shape(node)}).")
-            out[lo:hi] = a.reshape(-1)
-        if log:
-            with np.errstate(divide="ignore"):
-                np.log(out, out=out)
-        return out
+            tables = [tables[n] for n in self.nodes]
+        return self.pack_blocks(tables, log=log, names=self.nodes)
 
     def unpack(self, flat: np.ndarray, *, exp: bool = False) -> dict:
         """``{node: table}`` shaped like each family (copies); ``exp=True`` turns a ``log_cpt`` into probabilities."""
-        flat = np.asarray(flat, dtype=np.float64)
-        if flat.shape != (self.size,):
-            raise ValueError(f"flat buffer has shape {flat.shape}, expected ({self.size},).")
-        src = np.exp(flat) if exp else flat
-        return {node: src[self.tab_offsets[v]:self.tab_offsets[v + 1]].reshape(self.block_shape(node)).copy()
-                for v, node in enumerate(self.nodes)}
+        return dict(zip(self.nodes, self.unpack_blocks(flat, exp=exp)))
 
-    def normalize(self, counts: np.ndarray, alpha: float = 0.0, *, log: bool = False) -> np.ndarray:
-        """M-step: per block, ``(counts + alpha)`` normalised over the node's own axis (axis 0 of the family).
-
-        Parent configurations with a zero total get a uniform column (pgmpy's ``DiscreteMLE`` rule).
-        ``alpha`` is the Dirichlet pseudo-count per cell (bnclassify's ``smooth``, pgmpy's ``pseudo_counts``).
-        Returns a flat buffer of probabilities (or their logs with ``log=True``).
-        """
-        counts = np.asarray(counts, dtype=np.float64)
-        if counts.shape != (self.size,):
-            raise ValueError(f"counts has shape {counts.shape}, expected ({self.size},).")
-        if not np.isfinite(alpha) or alpha < 0:
-            raise ValueError(f"alpha == {alpha!r}, must be >= 0.")
-        out = np.empty_like(counts)
-        for v in range(self.n_nodes):
-            lo, hi = int(self.tab_offsets[v]), int(self.tab_offsets[v + 1])
-            r = int(self.fam_cards[self.fam_offsets[v]])
-            out[lo:hi] = _normalize_columns((counts[lo:hi] + alpha).reshape(r, -1)).reshape(-1)
-        if log:
-            with np.errstate(divide="ignore"):
-                np.log(out, out=out)
-        return out
+    # normalize(counts, alpha=0.0, *, log=False): BlockLayout's M-step, per node over its own axis (axis 0 of the
+    # family), uniform columns for parent configurations with a zero total (pgmpy's DiscreteMLE rule)
 
     # ------------------------------------------------------------------ inputs
     def codes_of(self, X) -> np.ndarray:
@@ -302,20 +271,8 @@ class NetworkLayout:
                 "summed out.")
 
 
-def _normalize_columns(t: np.ndarray) -> np.ndarray:
-    """Columns of a (r, q) table normalised to sum 1; all-zero columns become uniform."""
-    s = t.sum(axis=0, keepdims=True)
-    zero = s == 0
-    if zero.any():
-        t = np.where(zero, 1.0, t)
-        s = np.where(zero, t.shape[0], s)
-    return t / s
-
-
 def _check_log_cpt(layout: NetworkLayout, log_cpt) -> np.ndarray:
-    a = np.ascontiguousarray(log_cpt, dtype=np.float64)
-    if a.shape != (layout.size,):
-        raise ValueError(f"log_cpt has shape {a.shape}, expected ({layout.size},) (NetworkLayout.size).")
+    a = layout.check_flat(log_cpt, "log_cpt")
     if np.isnan(a).any() or (a == np.inf).any():
         raise ValueError("log_cpt contains NaN or +inf; it must hold natural logs of probabilities (-inf for 0).")
     return a
