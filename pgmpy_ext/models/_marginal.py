@@ -144,19 +144,45 @@ def variable_elimination_log_joint(layout: NetworkLayout, log_cpt, codes, rows=N
                 total += f.reshape(n, -1) if vs else f[:, None]
             else:
                 factors.append((vs, f))
-        todo = set().union(*(set(vs) for vs, _ in factors)) - {HIDDEN} if factors else set()
-        while todo:
-            def cost(var):
-                u = set().union(*(set(vs) for vs, _ in factors if var in vs)) - {var}
-                return (int(np.prod([cards[x] for x in u])), var)
-            var = min(todo, key=cost)
-            keep, res = _eliminate(factors, var, cards)
-            factors = [f for f in factors if var not in f[0]] + [(keep, res)]
-            todo.discard(var)
-        for vs, f in factors:
+        for vs, f in _eliminate_all(factors, cards):
             total += f.reshape(n, -1) if vs else f[:, None]
         out[sel] = total
     return out
+
+
+def _eliminate_all(factors: list, cards: dict) -> list:
+    """Sum every variable except ``HIDDEN`` out of the log factors; greedy order (smallest new factor first, ties
+    by variable), with a variable -> factors index so that each step touches only the neighbours."""
+    live = dict(enumerate(factors))
+    by_var: dict = {}
+    for fid, (vs, _) in live.items():
+        for u in vs:
+            by_var.setdefault(u, set()).add(fid)
+    next_id = len(live)
+
+    def cost(var):
+        u = set().union(*(live[f][0] for f in by_var[var])) - {var}
+        return int(np.prod([cards[x] for x in u]))
+
+    costs = {v: cost(v) for v in by_var if v != HIDDEN}
+    while costs:
+        var = min(costs, key=lambda v: (costs[v], v))
+        ids = sorted(by_var.pop(var))
+        keep, res = _eliminate([live[f] for f in ids], var, cards)
+        touched = set()
+        for f in ids:
+            for u in live.pop(f)[0]:
+                if u != var:
+                    by_var[u].discard(f)
+                    touched.add(u)
+        live[next_id] = (keep, res)
+        for u in keep:
+            by_var[u].add(next_id)
+        next_id += 1
+        del costs[var]
+        for u in touched - {HIDDEN}:
+            costs[u] = cost(u)
+    return list(live.values())
 
 
 def marginal_log_joint(layout: NetworkLayout, log_cpt, codes, *, plan: ForestPlan | None = None,
