@@ -77,8 +77,7 @@ class NumpyCEM:
         return np.argmax(lj, axis=1).astype(np.int32)
 
     def mstep(self, labels: np.ndarray, alpha: float = 0.0) -> dict:
-        from pgmpy_ext.structure._forest import sbn_code_length, sbn_monitor
-        from pgmpy_ext.structure._trees import maximum_spanning_forest, orient_forest
+        from pgmpy_ext.structure import maximum_spanning_forest, orient_forest, sbn_code_length, sbn_monitor
 
         K, m, cards = self.K, self.m, self.cards
         cnt = np.bincount(self.inverse * K + labels, minlength=self.ucodes.shape[0] * K)
@@ -175,10 +174,9 @@ def main(argv=None):
     ap.add_argument("--pgmpy-full", action="store_true", help="time DiscreteEM on all rows (minutes)")
     args = ap.parse_args(argv)
 
-    from pgmpy_ext.clustering._engine import MStep, initial_partition
+    from pgmpy_ext.clustering._cem_engine import MStep, initial_partition
     from pgmpy_ext.data import encode
-    from pgmpy_ext.stats import unique_rows
-    from pgmpy_ext.stats._cem import argmax_labels, sample_labels
+    from pgmpy_ext.stats import argmax_labels, sample_labels, unique_rows
 
     t0 = time.perf_counter()
     df = alarm_100k()

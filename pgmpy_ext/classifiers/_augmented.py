@@ -24,8 +24,6 @@ class NaiveBayesClassifier(BNClassifierBase):
         pgmpy-ext's ``TMEstimator``); a fresh copy is fitted, ``alpha`` is then ignored.
     n_jobs : int, default 1
         Threads for the counting and posterior kernels (results do not depend on it).
-    random_state : None, int or numpy Generator
-        Unused by naive Bayes (kept so every classifier has the same signature).
     show_progress : bool, default False
         Unused by naive Bayes.
 
@@ -46,11 +44,10 @@ class NaiveBayesClassifier(BNClassifierBase):
     ['yes']
     """
 
-    def __init__(self, *, alpha=1.0, estimator=None, n_jobs=1, random_state=None, show_progress=False):
+    def __init__(self, *, alpha=1.0, estimator=None, n_jobs=1, show_progress=False):
         self.alpha = alpha
         self.estimator = estimator
         self.n_jobs = n_jobs
-        self.random_state = random_state
         self.show_progress = show_progress
 
     def _fit_structure(self, data, class_node, rng):
@@ -68,7 +65,7 @@ class TANClassifier(BNClassifierBase):
     root : label, optional
         Root of the feature tree (default: the first feature). It never changes the maximum-likelihood joint
         distribution, only the CPD layout.
-    alpha, estimator, n_jobs, random_state, show_progress
+    alpha, estimator, n_jobs, show_progress
         As in :class:`NaiveBayesClassifier`.
 
     Attributes
@@ -90,12 +87,11 @@ class TANClassifier(BNClassifierBase):
     [[0.22, 0.78], [0.821, 0.179]]
     """
 
-    def __init__(self, *, root=None, alpha=1.0, estimator=None, n_jobs=1, random_state=None, show_progress=False):
+    def __init__(self, *, root=None, alpha=1.0, estimator=None, n_jobs=1, show_progress=False):
         self.root = root
         self.alpha = alpha
         self.estimator = estimator
         self.n_jobs = n_jobs
-        self.random_state = random_state
         self.show_progress = show_progress
 
     def _fit_structure(self, data, class_node, rng):

@@ -1,7 +1,9 @@
 """The scikit-learn face shared by every Bayesian-network classifier.
 
 A subclass supplies only ``_fit_structure(data, class_node, rng) -> ClassifierStructure`` (calling an engine from
-:mod:`pgmpy_ext.structure`) and its own ``__init__`` parameters; this base does input validation (through
+:mod:`pgmpy_ext.structure`; ``rng`` is the Generator of ``random_state`` for a random learner, such as BAN's random
+ordering, and None for a deterministic one, which has no ``random_state`` parameter) and its own ``__init__``
+parameters; this base does input validation (through
 :class:`pgmpy_ext.data.DiscreteInputMixin`), the one-time encoding, parameter fitting (built-in counts or any pgmpy
 ``DiscreteParameterEstimator``), building the pgmpy model last, and fast prediction through the log-joint kernel.
 
@@ -24,8 +26,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, DiscreteParameterEstimator
-from pgmpy_ext.data import DiscreteInputMixin, EncodedData, encode
-from pgmpy_ext.data import as_frame  # noqa: F401  (compatibility: evaluation and clustering still import it here)
+from pgmpy_ext.data import (
+    DiscreteInputMixin,
+    EncodedData,
+    as_frame,  # noqa: F401  (compatibility only: clustering and evaluation still import it from here)
+    encode,
+)
 from pgmpy_ext.models import build_network, compile_network
 from pgmpy_ext.stats import log_joint_batch
 from pgmpy_ext.structure._base import ClassifierStructure
@@ -62,8 +68,27 @@ def _check_targets(y) -> tuple[np.ndarray, np.ndarray]:
         for v in uniques:
             if not isinstance(v, (str, numbers.Number, bool, np.generic, tuple)):
                 raise TypeError("argument must be a string or a number")
+        _check_one_label_kind(uniques)
     check_classification_targets(uniques)
     return uniques, codes.astype(np.int32)
+
+
+def _python(v):
+    """A label as the user wrote it: numpy scalars become Python scalars (``0``, not ``np.int64(0)``)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _check_one_label_kind(uniques: np.ndarray) -> None:
+    """Refuse labels that mix strings with numbers (scikit-learn's metrics cannot compare them: its own message is
+    "Unknown label type"), naming both types and the fix."""
+    first = {}
+    for v in uniques:
+        v = _python(v)
+        first.setdefault("str" if isinstance(v, str) else type(v).__name__, v)
+    if "str" in first and len(first) > 1:
+        other = next(k for k in first if k != "str")
+        raise ValueError(f"y mixes class labels of types {other} and str (e.g. {first[other]!r} and "
+                         f"{first['str']!r}); use labels of one type, e.g. y.astype(str).")
 
 
 class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
@@ -119,12 +144,17 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         """
         self._check_params()
         frame = self._fit_frame(X, y)
+        if frame.shape[1] == 0:
+            raise ValueError("X has no columns (0 features); a classifier needs at least one feature besides the "
+                             "class.")
+        if frame.shape[0] == 0:
+            raise ValueError("X has no rows (0 samples); a classifier needs training rows of at least 2 classes.")
         classes, y_codes = _check_targets(y)
         if y_codes.shape[0] != frame.shape[0]:
             raise ValueError(f"X has {frame.shape[0]} rows but y has {y_codes.shape[0]} labels.")
         if classes.shape[0] < 2:
-            raise ValueError(f"the class has a single value {classes[0]!r} (1 class); a classifier needs at least 2 "
-                             "classes.")
+            raise ValueError(f"the class has a single value {_python(classes[0])!r} (1 class); a classifier needs at "
+                             "least 2 classes.")
         self.classes_ = classes
         class_node = getattr(y, "name", None)
         if class_node is None or isinstance(y, pd.DataFrame) or class_node in frame.columns:
@@ -149,7 +179,7 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
 
     def _encode_training(self, frame: pd.DataFrame, y_codes: np.ndarray, class_node) -> EncodedData:
         """The features encoded once, with the class codes appended as the last column (states = ``classes_``)."""
-        labels = [v.item() if isinstance(v, np.generic) else v for v in self.classes_]
+        labels = [_python(v) for v in self.classes_]
         # one encoding pass over features + class; the class column is a Categorical built from its codes, so
         # nothing is copied or re-factorised (pandas concatenates column blocks without copying them)
         target = pd.Series(pd.Categorical.from_codes(y_codes, categories=pd.Index(labels, dtype=object)),
@@ -197,8 +227,7 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         np.maximum(net.log_cpt, LOG_PROB_FLOOR, out=net.log_cpt)
         self._network_ = net
         order = {(type(c), c): k for k, c in enumerate(net.states[self.class_node_])}
-        self._class_order_ = np.array([order[(type(v), v)] for v in
-                                       (c.item() if isinstance(c, np.generic) else c for c in self.classes_)])
+        self._class_order_ = np.array([order[(type(v), v)] for v in map(_python, self.classes_)])
 
     # ------------------------------------------------------------------ predict
     def _feature_names(self) -> list:

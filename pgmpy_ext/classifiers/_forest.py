@@ -40,8 +40,6 @@ class FANClassifier(BNClassifierBase):
         Used instead of the built-in counts when given; a fresh copy is fitted, ``alpha`` is then ignored.
     n_jobs : int, default 1
         Threads for the counting and posterior kernels (results do not depend on it).
-    random_state : None, int or numpy Generator
-        Unused (the structure is deterministic); kept so every classifier has the same signature.
     show_progress : bool, default False
         Unused.
 
@@ -88,14 +86,12 @@ class FANClassifier(BNClassifierBase):
     []
     """
 
-    def __init__(self, *, n_edges=1, root=None, alpha=1.0, estimator=None, n_jobs=1, random_state=None,
-                 show_progress=False):
+    def __init__(self, *, n_edges=1, root=None, alpha=1.0, estimator=None, n_jobs=1, show_progress=False):
         self.n_edges = n_edges
         self.root = root
         self.alpha = alpha
         self.estimator = estimator
         self.n_jobs = n_jobs
-        self.random_state = random_state
         self.show_progress = show_progress
 
     def _check_params(self):
@@ -137,8 +133,6 @@ class SBNClassifier(BNClassifierBase):
         Used instead of the built-in counts when given; a fresh copy is fitted, ``alpha`` is then ignored.
     n_jobs : int, default 1
         Threads for the counting and posterior kernels (results do not depend on it).
-    random_state : None, int or numpy Generator
-        Unused (the structure is deterministic); kept so every classifier has the same signature.
     show_progress : bool, default False
         Unused.
 
@@ -208,7 +202,7 @@ class SBNClassifier(BNClassifierBase):
     """
 
     def __init__(self, *, stopping="marginal", integer_code_length=False, penalty_bits=None, max_edges=None,
-                 root=None, alpha=1.0, estimator=None, n_jobs=1, random_state=None, show_progress=False):
+                 root=None, alpha=1.0, estimator=None, n_jobs=1, show_progress=False):
         self.stopping = stopping
         self.integer_code_length = integer_code_length
         self.penalty_bits = penalty_bits
@@ -217,7 +211,6 @@ class SBNClassifier(BNClassifierBase):
         self.alpha = alpha
         self.estimator = estimator
         self.n_jobs = n_jobs
-        self.random_state = random_state
         self.show_progress = show_progress
 
     def _check_params(self):
@@ -254,8 +247,6 @@ class ABNClassifier(BNClassifierBase):
         Used instead of the built-in counts when given; a fresh copy is fitted, ``alpha`` is then ignored.
     n_jobs : int, default 1
         Threads for the counting and posterior kernels (results do not depend on it).
-    random_state : None, int or numpy Generator
-        Unused (the structure is deterministic); kept so every classifier has the same signature.
     show_progress : bool, default False
         Unused.
 
@@ -319,14 +310,12 @@ class ABNClassifier(BNClassifierBase):
     True
     """
 
-    def __init__(self, *, weight="mdl_gain", root=None, alpha=1.0, estimator=None, n_jobs=1, random_state=None,
-                 show_progress=False):
+    def __init__(self, *, weight="mdl_gain", root=None, alpha=1.0, estimator=None, n_jobs=1, show_progress=False):
         self.weight = weight
         self.root = root
         self.alpha = alpha
         self.estimator = estimator
         self.n_jobs = n_jobs
-        self.random_state = random_state
         self.show_progress = show_progress
 
     def _check_params(self):

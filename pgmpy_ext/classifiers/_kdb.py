@@ -33,8 +33,6 @@ class KDBClassifier(BNClassifierBase):
         Used instead of the built-in counts when given; a fresh copy is fitted, ``alpha`` is then ignored.
     n_jobs : int, default 1
         Threads for the counting and posterior kernels (results do not depend on it).
-    random_state : None, int or numpy Generator
-        Unused (the structure is deterministic); kept so every classifier has the same signature.
     show_progress : bool, default False
         Unused.
 
@@ -76,12 +74,11 @@ class KDBClassifier(BNClassifierBase):
     []
     """
 
-    def __init__(self, *, k=1, alpha=1.0, estimator=None, n_jobs=1, random_state=None, show_progress=False):
+    def __init__(self, *, k=1, alpha=1.0, estimator=None, n_jobs=1, show_progress=False):
         self.k = k
         self.alpha = alpha
         self.estimator = estimator
         self.n_jobs = n_jobs
-        self.random_state = random_state
         self.show_progress = show_progress
 
     def _check_params(self):

@@ -35,8 +35,6 @@ class CLMultinetClassifier(BNClassifierBase):
         :math:`P_k`; with ``alpha > 0`` it changes it slightly (smoothing depends on the orientation).
     n_jobs : int, default 1
         Threads for the counting and posterior kernels (results do not depend on it).
-    random_state : None, int or numpy Generator
-        Unused (the structure is deterministic); kept so every classifier has the same signature.
     show_progress : bool, default False
         Unused.
 
@@ -103,11 +101,10 @@ class CLMultinetClassifier(BNClassifierBase):
     [[0.971, 0.029], [0.065, 0.935]]
     """
 
-    def __init__(self, *, alpha=1.0, root=None, n_jobs=1, random_state=None, show_progress=False):
+    def __init__(self, *, alpha=1.0, root=None, n_jobs=1, show_progress=False):
         self.alpha = alpha
         self.root = root
         self.n_jobs = n_jobs
-        self.random_state = random_state
         self.show_progress = show_progress
 
     def _fit_structure(self, data, class_node, rng):

@@ -30,8 +30,6 @@ class SelectiveNBClassifier(BNClassifierBase):
         count-based LOO with ``alpha``); a fresh copy is fitted.
     n_jobs : int, default 1
         Threads over candidate features and for the posterior kernel (results do not depend on it).
-    random_state : None, int or numpy Generator
-        Unused (the search is deterministic); kept so every classifier has the same signature.
     show_progress : bool, default False
         A progress bar over the selection steps (when pgmpy's ``config.SHOW_PROGRESS`` is on too).
 
@@ -84,11 +82,10 @@ class SelectiveNBClassifier(BNClassifierBase):
     [0.543, 0.907]
     """
 
-    def __init__(self, *, alpha=1.0, estimator=None, n_jobs=1, random_state=None, show_progress=False):
+    def __init__(self, *, alpha=1.0, estimator=None, n_jobs=1, show_progress=False):
         self.alpha = alpha
         self.estimator = estimator
         self.n_jobs = n_jobs
-        self.random_state = random_state
         self.show_progress = show_progress
 
     def _fit_structure(self, data, class_node, rng):

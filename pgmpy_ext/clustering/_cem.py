@@ -2,34 +2,22 @@
 
 from __future__ import annotations
 
-import numbers
-import warnings
-
 import numpy as np
-import pandas as pd
-from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_scalar
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from pgmpy_ext._compat import DiscreteBayesianNetwork, show_progress_enabled
-from pgmpy_ext.classifiers._base import LOG_PROB_FLOOR, as_frame
-from pgmpy_ext.clustering._engine import (
-    CEM_INITS,
-    CEM_MODELS,
-    EMPTY_CLUSTER_POLICIES,
+from pgmpy_ext._compat import DiscreteBayesianNetwork
+from pgmpy_ext.clustering._base import BaseBNMixture, run_starts
+from pgmpy_ext.clustering._cem_engine import (
     CEMParams,
     CEMResult,
-    cem_single_start,
+    CEMStart,
+    CEMStarts,
+    check_cem_params,
+    prepare_cem_starts,
 )
-from pgmpy_ext.clustering._multinet import multinet_to_network
-from pgmpy_ext.data import EncodedData, encode
+from pgmpy_ext.data import EncodedData
 from pgmpy_ext.models import cpds_from_counts, sorted_parents
-from pgmpy_ext.stats import unique_rows
-from pgmpy_ext.stats._cem import multinet_log_joint
-from pgmpy_ext.structure._forest import SBN_STOPPING
-from pgmpy_ext.utils import check_generator, check_option
+from pgmpy_ext.stats import multinet_log_joint
+from pgmpy_ext.utils import LOG_PROB_FLOOR
 
 __all__ = ["CEMClustering", "fit_cem"]
 
@@ -40,60 +28,28 @@ def fit_cem(data: EncodedData, n_clusters: int, *, model: str = "cl", n_init: in
             show_progress: bool = False) -> CEMResult:
     """CEM engine: ``n_init`` independent starts of the seed 000 section 4.4 schedule, the best final CML wins.
 
-    Works on :class:`EncodedData` (complete data) and builds no pgmpy object. Each start gets its own child
-    generator (``rng.spawn(n_init)``), so the result does not depend on ``n_jobs`` and adding starts does not
-    change the others. Starts run in parallel with joblib when ``n_jobs`` is set (any joblib backend, chosen with
+    Works on :class:`EncodedData` (complete data) and builds no pgmpy object. The options are validated as in
+    :class:`CEMClustering` (same checks, same messages). Each start gets its own child generator
+    (``rng.spawn(n_init)``), so the result does not depend on ``n_jobs`` and adding starts does not change the
+    others. Starts run in parallel with joblib when ``n_jobs`` is set (any joblib backend, chosen with
     ``joblib.parallel_config``; the default is processes). See :class:`CEMClustering` for the options.
     """
-    if data.has_missing or (data.codes < 0).any():
-        raise ValueError("CEM clustering needs complete data; drop or impute the rows with missing values.")
-    unique = unique_rows(data.codes, data.cards)
-    n_distinct = int(unique.codes.shape[0])
-    init_points = None
-    if not isinstance(init, str):  # coordinates for the random seeds (D13's option)
-        points = _check_init_points(init, data.n_rows)
-        _, ids = np.unique(points, axis=0, return_inverse=True)
-        init_points = (points, np.asarray(ids, dtype=np.intp).reshape(-1))
-        n_distinct = int(ids.max()) + 1
-        init = "random_seeds"
-    if n_distinct < n_clusters:
-        raise ValueError(f"n_clusters == {n_clusters}, but X has only {n_distinct} distinct row(s); the initial "
-                         f"partition needs n_clusters distinct seed rows.")
-    rng = check_generator(random_state)
-    children = rng.spawn(n_init)
-    kwargs = {"model": model, "n_stochastic_steps": n_stochastic_steps,
-              "max_classification_steps": max_classification_steps, "init": init, "empty_cluster": empty_cluster,
-              "alpha": alpha, "stopping": stopping, "init_points": init_points}
-    tasks = (delayed(cem_single_start)(data, unique, n_clusters, child, **kwargs) for child in children)
-    if n_jobs is None or n_jobs == 1:
-        results = (task[0](*task[1], **task[2]) for task in tasks)
-    else:
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
-    if show_progress_enabled(show_progress):
-        from tqdm.auto import tqdm
-
-        results = tqdm(results, total=n_init, desc=f"CEM-{model.upper()} starts")
-    starts = list(results)
-    cmls = np.array([s.cml for s in starts], dtype=np.float64)
-    best = int(np.argmax(cmls))  # ties: the first start
+    check_cem_params(n_clusters, model=model, n_init=n_init, n_stochastic_steps=n_stochastic_steps,
+                     max_classification_steps=max_classification_steps, init=init, empty_cluster=empty_cluster,
+                     alpha=alpha, stopping=stopping, n_jobs=n_jobs, random_state=random_state)
+    single_start = prepare_cem_starts(data, int(n_clusters), model=model, n_stochastic_steps=int(n_stochastic_steps),
+                                      max_classification_steps=int(max_classification_steps), init=init,
+                                      empty_cluster=empty_cluster, alpha=float(alpha), stopping=stopping)
+    starts, cmls, best = run_starts(single_start, int(n_init), random_state, _start_cml, n_jobs=n_jobs,
+                                    show_progress=show_progress, desc=f"CEM-{model.upper()} starts")
     return CEMResult(starts[best], best, cmls)
 
 
-def _check_init_points(init, n_rows: int) -> np.ndarray:
-    try:
-        points = np.asarray(init, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError("init must be 'random_seeds', 'kmeans' or an array of seed coordinates of shape "
-                        "(n_samples, n_dims).") from None
-    if points.ndim != 2 or points.shape[0] != n_rows or points.shape[1] < 1:
-        raise ValueError(f"init coordinates have shape {points.shape}, expected (n_samples, n_dims) with n_samples = "
-                         f"{n_rows}.")
-    if not np.isfinite(points).all():
-        raise ValueError("init coordinates must be finite.")
-    return np.ascontiguousarray(points)
+def _start_cml(start: CEMStart) -> float:
+    return start.cml
 
 
-class CEMClustering(ClusterMixin, BaseEstimator):
+class CEMClustering(BaseBNMixture):
     r"""Clustering of discrete data with a mixture of Bayesian networks trained by classification EM.
 
     Pham & Ruz's unsupervised training of Bayesian-network classifiers (Ruz's thesis, chapter 4; spec
@@ -184,7 +140,7 @@ class CEMClustering(ClusterMixin, BaseEstimator):
     --------
     pgmpy_ext.classifiers.CLMultinetClassifier, pgmpy_ext.classifiers.TANClassifier,
     pgmpy_ext.classifiers.SBNClassifier : the supervised counterparts.
-    multinet_to_network : one pgmpy network equivalent to a CL multinet.
+    pgmpy_ext.models.multinet_to_network : one pgmpy network equivalent to a CL multinet.
     sklearn.mixture.GaussianMixture : the soft (EM) counterpart for continuous data.
 
     Notes
@@ -253,56 +209,35 @@ class CEMClustering(ClusterMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.show_progress = show_progress
 
-    # ------------------------------------------------------------------ parameters
+    # ------------------------------------------------------------------ BaseBNMixture hooks
     def _check_params(self):
-        check_scalar(self.n_clusters, "n_clusters", numbers.Integral, min_val=1)
-        check_option(self.model, "model", CEM_MODELS)
-        check_scalar(self.n_init, "n_init", numbers.Integral, min_val=1)
-        check_scalar(self.n_stochastic_steps, "n_stochastic_steps", numbers.Integral, min_val=0)
-        check_scalar(self.max_classification_steps, "max_classification_steps", numbers.Integral, min_val=0)
-        if isinstance(self.init, str):
-            check_option(self.init, "init", CEM_INITS)
-        check_option(self.empty_cluster, "empty_cluster", EMPTY_CLUSTER_POLICIES)
-        check_scalar(self.alpha, "alpha", numbers.Real, min_val=0.0)
-        if not np.isfinite(self.alpha):
-            raise ValueError(f"alpha == {self.alpha!r}, must be a finite number >= 0.")
-        check_option(self.stopping, "stopping", SBN_STOPPING)
-        if self.n_jobs is not None:
-            check_scalar(self.n_jobs, "n_jobs", numbers.Integral)
-        check_generator(self.random_state)
+        check_cem_params(self.n_clusters, model=self.model, n_init=self.n_init,
+                         n_stochastic_steps=self.n_stochastic_steps,
+                         max_classification_steps=self.max_classification_steps, init=self.init,
+                         empty_cluster=self.empty_cluster, alpha=self.alpha, stopping=self.stopping)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.input_tags.allow_nan = False
-        return tags
+    def _progress_desc(self) -> str:
+        return f"CEM-{self.model.upper()} starts"
 
-    # ------------------------------------------------------------------ fit
-    def fit(self, X, y=None):
-        """Cluster the rows of ``X``.
+    def _prepare_starts(self, data: EncodedData) -> CEMStarts:
+        return prepare_cem_starts(data, int(self.n_clusters), model=self.model,
+                                  n_stochastic_steps=int(self.n_stochastic_steps),
+                                  max_classification_steps=int(self.max_classification_steps), init=self.init,
+                                  empty_cluster=self.empty_cluster, alpha=float(self.alpha), stopping=self.stopping)
 
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-            Discrete attributes (category, str/object, bool, int, or whole-number floats), no missing values.
-            Discretise real-valued columns first (e.g. ``pgmpy_ext.preprocessing.EqualWidthDiscretizer(5)``).
-        y : ignored
+    def _single_start(self, prepared: CEMStarts, rng: np.random.Generator) -> CEMStart:
+        return prepared(rng)
 
-        Returns
-        -------
-        self
-        """
-        self._check_params()
-        frame = as_frame(X)
-        validate_data(self, X, skip_check_array=True)
-        self.encoder_ = encode(frame)
-        result = fit_cem(self.encoder_, int(self.n_clusters), model=self.model, n_init=int(self.n_init),
-                         n_stochastic_steps=int(self.n_stochastic_steps),
-                         max_classification_steps=int(self.max_classification_steps), init=self.init,
-                         empty_cluster=self.empty_cluster, alpha=float(self.alpha), stopping=self.stopping,
-                         random_state=self.random_state, n_jobs=self.n_jobs, show_progress=self.show_progress)
-        best = result.best
+    def _start_score(self, result: CEMStart) -> float:
+        return _start_cml(result)
+
+    def _not_converged_message(self, result: CEMStart) -> str | None:
+        if result.converged or self.max_classification_steps == 0:
+            return None
+        return (f"CEM's C-stage stopped at max_classification_steps={self.max_classification_steps} before the "
+                "partition stopped changing; increase max_classification_steps.")
+
+    def _set_fitted(self, best: CEMStart, scores: np.ndarray) -> None:
         self.labels_ = best.labels.astype(np.intp)
         self.cml_ = float(best.cml)
         self.cml_trace_ = best.cml_trace
@@ -311,31 +246,22 @@ class CEMClustering(ClusterMixin, BaseEstimator):
         self.n_iter_ = int(self.n_stochastic_steps) + int(best.n_classification_iter)
         self.converged_ = bool(best.converged)
         self.n_empty_events_ = int(best.n_empty_events)
-        self.start_cmls_ = result.start_cmls
+        self.start_cmls_ = scores
         params = best.params
         self.weights_ = params.cluster_sizes / params.cluster_sizes.sum()
-        if not self.converged_ and self.max_classification_steps > 0:
-            warnings.warn(f"CEM's C-stage stopped at max_classification_steps={self.max_classification_steps} "
-                          "before the partition stopped changing; increase max_classification_steps.",
-                          ConvergenceWarning, stacklevel=2)
         self._params_ = params
         log_cpt = np.maximum(params.log_cpt, LOG_PROB_FLOOR)
         self._predict_args_ = (params.layout, log_cpt, params.log_prior)
-        cluster = "cluster"
-        while cluster in self.encoder_.columns:
-            cluster += "_"
-        self.cluster_node_ = cluster
-        # pgmpy objects last
-        if self.model == "cl":
-            self.models_ = self._build_multinet(params)
-        else:
-            self.model_ = self._build_network(params)
-        return self
 
-    def _states(self) -> dict:
-        states = self.encoder_.state_names
-        states[self.cluster_node_] = list(range(int(self.n_clusters)))
-        return states
+    def _build_models(self) -> None:
+        if self.model == "cl":
+            self.models_ = self._build_multinet(self._params_)
+        else:
+            self.model_ = self._build_network(self._params_)
+
+    def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        layout, log_cpt, log_prior = self._predict_args_
+        return multinet_log_joint(layout, log_cpt, log_prior, codes, n_jobs=self.n_jobs or 1)
 
     def _build_network(self, params: CEMParams) -> DiscreteBayesianNetwork:
         """TAN/SBN: one network, the cluster node a latent parent of every attribute."""
@@ -354,7 +280,7 @@ class CEMClustering(ClusterMixin, BaseEstimator):
                 parents[f] = [C, features[p]]
                 order = sorted_parents(parents[f])
                 counts[f] = blocks.transpose(1, 0, 2) if order[0] == C else blocks.transpose(1, 2, 0)
-        states = self._states()
+        states = self._cluster_states()
         cpds = cpds_from_counts({C: params.cluster_sizes}, parents, states, alpha=0.0)
         cpds += cpds_from_counts(counts, parents, states, alpha=float(self.alpha))
         model = DiscreteBayesianNetwork()
@@ -382,59 +308,3 @@ class CEMClustering(ClusterMixin, BaseEstimator):
             model.add_cpds(*cpds_from_counts(counts, parents, states, alpha=float(self.alpha)))
             out[k] = model
         return out
-
-    def to_network(self, *, order=None) -> DiscreteBayesianNetwork:
-        """One pgmpy network with the cluster node, for inference.
-
-        TAN/SBN: ``model_`` itself. CL: :func:`multinet_to_network` of ``models_`` and ``weights_`` (exact: the
-        joint distribution, hence every posterior, is the multinet's). ``order`` is passed on for CL.
-        """
-        check_is_fitted(self)
-        if self.model != "cl":
-            return self.model_
-        return multinet_to_network(self.models_, self.weights_, cluster_node=self.cluster_node_, order=order)
-
-    # ------------------------------------------------------------------ predict
-    def _codes(self, X) -> np.ndarray:
-        frame = as_frame(X)
-        validate_data(self, X, reset=False, skip_check_array=True)
-        if not isinstance(X, pd.DataFrame):
-            frame.columns = list(self.encoder_.columns)
-        return self.encoder_.transform(frame).codes
-
-    def _log_joint(self, X) -> np.ndarray:
-        layout, log_cpt, log_prior = self._predict_args_
-        return multinet_log_joint(layout, log_cpt, log_prior, self._codes(X), n_jobs=self.n_jobs or 1)
-
-    def predict_log_proba(self, X) -> np.ndarray:
-        """``log P(cluster = k | x)`` per row, shape (n_samples, n_clusters)."""
-        check_is_fitted(self)
-        lj = self._log_joint(X)
-        return lj - _logsumexp(lj)[:, None]
-
-    def predict_proba(self, X) -> np.ndarray:
-        """Posterior ``P(cluster = k | x)`` per row (the E-step of the fitted model), shape (n_samples, n_clusters).
-        Rows sum to 1; a cluster dropped during fitting has probability 0."""
-        check_is_fitted(self)
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X) -> np.ndarray:
-        """Most probable cluster per row (the C-step; ties: the smallest cluster index)."""
-        check_is_fitted(self)
-        return np.argmax(self._log_joint(X), axis=1).astype(np.intp)
-
-    def score_samples(self, X) -> np.ndarray:
-        """``log P(x)`` of every row under the mixture (natural log)."""
-        check_is_fitted(self)
-        return _logsumexp(self._log_joint(X))
-
-    def score(self, X, y=None) -> float:
-        """Mean log-likelihood ``log P(x)`` per row under the mixture (like ``GaussianMixture.score``)."""
-        check_is_fitted(self)
-        return float(np.mean(self.score_samples(X)))
-
-
-def _logsumexp(lj: np.ndarray) -> np.ndarray:
-    m = lj.max(axis=1)
-    with np.errstate(invalid="ignore"):
-        return m + np.log(np.exp(lj - m[:, None]).sum(axis=1))

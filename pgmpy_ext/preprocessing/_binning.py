@@ -19,6 +19,8 @@ from sklearn.preprocessing import KBinsDiscretizer
 from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from pgmpy_ext.data import MAX_NUMERIC_STATES, numeric_columns_to_discretize
+
 __all__ = ["EqualFrequencyDiscretizer", "EqualWidthDiscretizer"]
 
 _COLUMN_MODES = (None, "numeric")
@@ -52,8 +54,10 @@ def _values(col: pd.Series, name) -> np.ndarray:
     if bad.any():
         r = int(np.flatnonzero(bad)[0])
         what = "a missing value (NaN)" if np.isnan(x[r]) else f"an infinite value ({x[r]})"
-        raise ValueError(f"Column {name!r} has {what} at row {r}; a discretiser needs finite values. Impute or drop "
-                         "it first (e.g. sklearn.impute.SimpleImputer in the Pipeline).")
+        label = col.index[r]
+        label = label.item() if isinstance(label, np.generic) else label  # the user's index label, as Python
+        raise ValueError(f"Column {name!r} has {what} at row {label!r}; a discretiser needs finite values. Impute or "
+                         "drop it first (e.g. sklearn.impute.SimpleImputer in the Pipeline).")
     return x
 
 
@@ -85,8 +89,9 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def _check_params(self):
         cols = self.columns
         if isinstance(cols, str) and cols not in _COLUMN_MODES:
-            raise ValueError(f"columns == {cols!r}, must be None (float-valued columns), 'numeric', or a list of "
-                             f"column labels (write columns=[{cols!r}] for a single column).")
+            raise ValueError(f"columns == {cols!r}, must be None (the columns to discretise, see "
+                             "pgmpy_ext.data.numeric_columns_to_discretize), 'numeric', or a list of column labels "
+                             f"(write columns=[{cols!r}] for a single column).")
 
     def _select_numeric(self, frame: pd.DataFrame, name) -> bool:
         """Whether ``columns='numeric'`` discretises this numeric column (every one, by default)."""
@@ -95,7 +100,12 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def _selected_columns(self, frame: pd.DataFrame, X) -> list:
         cols = self.columns
         if cols is None:
-            return [c for c in frame.columns if _is_numeric(frame[c]) and _has_fraction(frame[c])]
+            # exactly the columns pgmpy_ext.data.encode refuses (floats with fractions, numeric columns with more
+            # than MAX_NUMERIC_STATES values), plus object columns of real numbers with fractions (array input
+            # of mixed type), so that Pipeline(discretiser, classifier) accepts the data as it is
+            refused = set(numeric_columns_to_discretize(frame, MAX_NUMERIC_STATES))
+            return [c for c in frame.columns if c in refused or (pd.api.types.is_object_dtype(frame[c].dtype)
+                                                                 and _is_numeric(frame[c]) and _has_fraction(frame[c]))]
         if isinstance(cols, str):  # "numeric"
             return [c for c in frame.columns if _is_numeric(frame[c]) and self._select_numeric(frame, c)]
         if np.isscalar(cols):
@@ -237,8 +247,11 @@ class EqualWidthDiscretizer(_KBinsDiscretizer):
         Number of bins per column. (It may be passed positionally, as in scikit-learn's ``KBinsDiscretizer``.)
     columns : None, "numeric" or list of labels, default None
         Which columns to discretise; all others pass through unchanged.
-        ``None``: the float-valued columns, i.e. float columns with at least one value that is not a whole number.
-        ``"numeric"``: every numeric (not bool, not categorical) column, except whole-number columns with at most
+        ``None``: the columns the classifiers cannot take as categorical
+        (:func:`pgmpy_ext.data.numeric_columns_to_discretize`): float columns with a value that is not a whole
+        number, and integer or whole-number float columns with more than
+        :data:`pgmpy_ext.data.MAX_NUMERIC_STATES` (50) distinct values (an amount, an age in years); integer-coded
+        categorical columns with at most 50 values pass through. ``"numeric"``: every numeric (not bool, not categorical) column, except whole-number columns with at most
         ``n_bins`` distinct values, which are kept as they are (D14: e.g. Zoo "legs"; the classifiers treat
         them as categorical). A list: exactly these columns (integer positions are accepted for array input).
 

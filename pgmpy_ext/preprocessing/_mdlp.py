@@ -119,8 +119,13 @@ class MDLPDiscretizer(_DiscretizerBase):
     ----------
     columns : None, "numeric" or list of labels, default None
         Which columns to discretise; all others pass through unchanged.
-        ``None``: the float-valued columns (float columns with at least one value that is not a whole number).
-        ``"numeric"``: every numeric (not bool, not categorical) column. A list: exactly these columns (integer
+        ``None``: the columns the classifiers cannot take as categorical
+        (:func:`pgmpy_ext.data.numeric_columns_to_discretize`): float columns with a value that is not a whole
+        number, and integer or whole-number float columns with more than
+        :data:`pgmpy_ext.data.MAX_NUMERIC_STATES` (50) distinct values; integer-coded categorical columns with
+        at most 50 values pass through, so ``Pipeline([("disc", MDLPDiscretizer()), ("clf", TANClassifier())])``
+        takes data such as credit_g as it is. ``"numeric"``: every numeric (not bool, not categorical) column
+        (this also merges the states of int-coded categorical columns, which is rarely wanted). A list: exactly these columns (integer
         positions are accepted for array input).
 
     Attributes
@@ -216,7 +221,9 @@ class MDLPDiscretizer(_DiscretizerBase):
             codes, classes = pd.factorize(labels, use_na_sentinel=True)
         if (codes < 0).any():
             r = int(np.flatnonzero(codes < 0)[0])
-            raise ValueError(f"y has a missing class label (NaN/None) at row {r}; remove or impute it.")
+            label = labels.index[r] if not isinstance(y, pd.Series) else y.index[r]
+            label = label.item() if isinstance(label, np.generic) else label
+            raise ValueError(f"y has a missing class label (NaN/None) at row {label!r}; remove or impute it.")
         self._y_codes = codes.astype(np.intp)
         self.classes_ = np.asarray(classes)
 

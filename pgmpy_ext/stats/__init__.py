@@ -1,6 +1,14 @@
 """Python wrappers around the Cython kernels (the only package that imports pgmpy_ext._core)."""
 
-from pgmpy_ext.stats._cem import MultinetLayout, multinet_log_joint
+from pgmpy_ext.stats._cem import (
+    MultinetLayout,
+    argmax_labels,
+    multinet_counts_from_pairs,
+    multinet_log_joint,
+    normalize_blocks,
+    reseed_empty_clusters,
+    sample_labels,
+)
 from pgmpy_ext.stats._counting import (
     PairwiseCounts,
     UniqueRows,
@@ -34,7 +42,8 @@ __all__ += ["HIDDEN", "CLLResult", "EStepResult", "NetworkLayout", "conditional_
             "log_joint_batch", "posterior_batch"]
 __all__ += ["LOO_LOG_FLOOR", "LOO_TIE_RTOL", "LeaveOneOutNB"]
 __all__ += ["TMData", "TMEvaluation"]
-__all__ += ["MultinetLayout", "multinet_log_joint"]
+__all__ += ["MultinetLayout", "argmax_labels", "multinet_counts_from_pairs", "multinet_log_joint", "normalize_blocks",
+            "reseed_empty_clusters", "sample_labels"]
 from pgmpy_ext.stats._marginal import (  # noqa: E402
     ForestPlan,
     forest_plan,

@@ -3,17 +3,20 @@
 A *multinet layout* (:class:`MultinetLayout`) describes K per-cluster networks over the same m attributes where
 every attribute has at most one attribute parent per cluster and the cluster is an implicit parent of every
 attribute: the CL multinet (a tree per cluster) and, with the same forest in every cluster, TAN and SBN. The flat
-layout is documented in ``cython_core/_cem.pyx``. Seed 000 section 4 (``../shared/specs/seed000-sbn-cem-nbm.md``).
+layout is documented in ``cython_core/_cem.pyx``; it is a :class:`~pgmpy_ext.stats._layout.BlockLayout` (one
+block per (cluster, attribute), child axis first). Seed 000 section 4 (``../shared/specs/seed000-sbn-cem-nbm.md``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from pgmpy_ext._core import _cem
 from pgmpy_ext.stats._counting import PairwiseCounts
+from pgmpy_ext.stats._layout import BlockLayout
 from pgmpy_ext.utils.validation import effective_n_threads
 
 __all__ = ["MultinetLayout", "argmax_labels", "multinet_counts_from_pairs", "multinet_log_joint",
@@ -25,8 +28,14 @@ def _intp(a) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class MultinetLayout:
+class MultinetLayout(BlockLayout):
     """Flat layout of K per-cluster one-dependence networks over m attributes.
+
+    A :class:`~pgmpy_ext.stats._layout.BlockLayout`: block ``b = k * m + i`` is ``P_k(X_i | X_parent)`` shaped
+    ``(r_i, r_parent)`` (``(r_i, 1)`` for a root), so ``size``, ``block_at``, ``pack_blocks``, ``unpack_blocks`` and
+    ``normalize`` are the shared protocol's. The M-step with the log-likelihood is the kernel
+    :func:`normalize_blocks` (equal, up to rounding, to ``normalize(counts, alpha, log=True)``; it also returns
+    ``sum counts * log_cpt``).
 
     Attributes
     ----------
@@ -46,6 +55,8 @@ class MultinetLayout:
     >>> lay = MultinetLayout.build([[-1, 0], [-1, -1]], [2, 3])
     >>> lay.blk_offsets.tolist(), lay.size
     ([0, 2, 8, 10, 13], 13)
+    >>> lay.block_shapes
+    ((2, 1), (3, 2), (2, 1), (3, 1))
     """
 
     cards: np.ndarray
@@ -83,15 +94,19 @@ class MultinetLayout:
         return int(self.parents.shape[1])
 
     @property
-    def size(self) -> int:
-        """``T``: length of the flat CPT / count buffer."""
-        return int(self.blk_offsets[-1])
+    def block_offsets(self) -> np.ndarray:
+        """The :class:`BlockLayout` name of ``blk_offsets`` (``T = size`` is its last entry)."""
+        return self.blk_offsets
+
+    @cached_property
+    def block_shapes(self) -> tuple:
+        """``(r_i, r_parent)`` of block ``k * m + i`` (``(r_i, 1)`` for a root)."""
+        pc = np.where(self.parents >= 0, self.cards[np.maximum(self.parents, 0)], 1).reshape(-1)
+        return tuple((int(r), int(q)) for r, q in zip(self.rows, pc))
 
     def block(self, flat: np.ndarray, k: int, i: int) -> np.ndarray:
         """View of block (k, i) of ``flat`` shaped ``(r_i, r_parent)`` (``(r_i, 1)`` for a root)."""
-        b = k * self.n_attributes + i
-        r = int(self.cards[i])
-        return flat[self.blk_offsets[b]:self.blk_offsets[b + 1]].reshape(r, -1)
+        return self.block_at(flat, k * self.n_attributes + i)
 
 
 def _check_log_joint(log_joint) -> np.ndarray:
@@ -174,10 +189,13 @@ def multinet_counts_from_pairs(layout: MultinetLayout, pairwise: PairwiseCounts)
 
 
 def normalize_blocks(layout: MultinetLayout, counts, alpha: float = 0.0) -> tuple[np.ndarray, float]:
-    """M-step: ``log_cpt`` from ``(counts + alpha)`` normalised per parent configuration, and the log-likelihood
-    ``sum counts * log_cpt`` of the attribute factors.
+    """The layout's normalise-with-log-likelihood (M-step): ``log_cpt`` from ``(counts + alpha)`` normalised per
+    parent configuration, and the log-likelihood ``sum counts * log_cpt`` of the attribute factors.
 
-    A parent configuration whose total is 0 gets a uniform column (pgmpy's ``DiscreteMLE`` rule, seed 000 D6).
+    One kernel pass (the CEM iterations call it at every M-step). It is
+    ``layout.normalize(counts, alpha, log=True)`` of the :class:`BlockLayout` protocol (equal to rounding) plus the
+    log-likelihood. A parent configuration whose total is 0 gets a uniform column (pgmpy's ``DiscreteMLE`` rule,
+    seed 000 D6).
 
     Examples
     --------

@@ -15,11 +15,18 @@ from pgmpy_ext.structure._structural_tm import (
     fit_structural_tm,
 )
 from pgmpy_ext.structure._trees import (
+    SBN_STOPPING,
+    SBNWalk,
     TreeResult,
+    chow_liu_trees_per_class,
     fit_chow_liu_tree,
     fit_tan_tree,
     maximum_spanning_forest,
     orient_forest,
+    root_index,
+    sbn_code_length,
+    sbn_monitor,
+    sbn_walk,
 )
 
 __all__ = ["ClassifierSearchBase", "ClassifierStructure", "NBSearch", "TANSearch", "check_class_node", "fit_nb",
@@ -29,3 +36,5 @@ __all__ += ["BANSearch", "CLMultinetSearch", "KDBSearch", "MultinetStructure", "
             "class_mutual_information", "fit_ban", "fit_cl_multinet", "fit_kdb", "fit_selective_nb", "k2_search"]
 __all__ += ["CTANSearch", "StructuralTMSearch", "cbic_score", "conditional_dimension", "ear_matrix", "fit_ctan",
             "fit_structural_tm"]
+__all__ += ["SBN_STOPPING", "SBNWalk", "chow_liu_trees_per_class", "root_index", "sbn_code_length", "sbn_monitor",
+            "sbn_walk"]

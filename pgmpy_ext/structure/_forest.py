@@ -26,17 +26,21 @@ from pgmpy_ext._compat import DAG
 from pgmpy_ext.data import EncodedData
 from pgmpy_ext.stats import cmi_matrix, family_counts, local_score, pairwise_counts
 from pgmpy_ext.structure._base import ClassifierSearchBase, ClassifierStructure, check_class_node
-from pgmpy_ext.structure._trees import _root_index, maximum_spanning_forest, orient_forest
+from pgmpy_ext.structure._trees import (  # the SBN monitor lives with the other spanning-tree helpers
+    SBN_STOPPING,
+    maximum_spanning_forest,
+    orient_forest,
+    root_index,
+    sbn_code_length,
+    sbn_monitor,
+    sbn_walk,
+)
 from pgmpy_ext.utils import check_option
 
 __all__ = ["ABNSearch", "ABN_WEIGHTS", "FANSearch", "MONITOR_COLUMNS", "SBNSearch", "SBN_STOPPING", "abn_forest",
            "check_abn_params", "check_fan_params", "check_sbn_params", "fit_abn", "fit_fan", "fit_sbn",
            "labelled_matrix", "mdl_gains", "monitor_frame", "sbn_code_length", "sbn_monitor"]
 
-_LN2 = math.log(2.0)
-
-#: Valid ``stopping`` rules of SBN (seed 000 decision D2).
-SBN_STOPPING = ("marginal", "cumulative")
 #: Valid Kruskal weights of ABN (seed 002 decision A.11-1).
 ABN_WEIGHTS = ("mdl_gain", "cmi")
 #: Columns of the SBN monitor trace, one row per Kruskal edge.
@@ -51,7 +55,7 @@ def _class_cmi(data: EncodedData, class_node, features: list, n_jobs: int) -> np
 
 def _forest_structure(class_node, features: list, edges: list, root, trace: dict) -> ClassifierStructure:
     """Orient the forest ``edges`` (feature indices) from ``root`` / lowest index per tree, add C -> every feature."""
-    parents_idx = orient_forest(len(features), edges, _root_index(features, root))
+    parents_idx = orient_forest(len(features), edges, root_index(features, root))
     parents = {f: [class_node] for f in features}
     for k, p in enumerate(parents_idx):
         if p >= 0:
@@ -103,60 +107,6 @@ def check_sbn_params(stopping, integer_code_length, penalty_bits, max_edges):
     _check_max_count(max_edges, "max_edges")
 
 
-def sbn_code_length(n_features: int, integer_code_length: bool = False) -> float:
-    """Bits per symbol of the SBN structure code, ``m = log2(n + 1)`` (seed 000 section 2.2; D1: real by default,
-    ``ceil`` when ``integer_code_length``)."""
-    m = math.log2(n_features + 1)
-    return float(math.ceil(m)) if integer_code_length else m
-
-
-def sbn_monitor(cmi_bits, n_rows: float, penalty_bits: float, stopping: str = "marginal",
-                max_edges: int | None = None) -> tuple[int, np.ndarray, np.ndarray]:
-    r"""The Bayesian complexity monitor of SBN along a Kruskal edge sequence (seed 000 section 2.3, eqs. 3.6-3.7).
-
-    Parameters
-    ----------
-    cmi_bits : array-like of shape (L,)
-        I_2(Xu; Xv | C) in bits of the candidate edges, in Kruskal order (non-increasing).
-    n_rows : float
-        N, the number of training rows (the total weight for weighted data).
-    penalty_bits : float
-        Cost of one edge in bits, ``2 m`` by default in the thesis; ``0`` or ``math.inf`` allowed.
-    stopping : {"marginal", "cumulative"}
-        ``"marginal"`` accepts edge e while ``k_e < 0`` (the MAP cut along the sequence, D2); ``"cumulative"``
-        accepts it while ``K_e < 0`` (the thesis's literal rule). Both are strict (D4).
-    max_edges : int, optional
-        Accept at most this many edges.
-
-    Returns
-    -------
-    n_accepted : int
-        Length of the accepted prefix.
-    k : ndarray of shape (L,)
-        ``k_e = penalty_bits - N * cmi_bits[e]`` for every candidate.
-    K : ndarray of shape (L,)
-        ``K_e = k_1 + ... + k_e`` (cumulative, relative to naive Bayes).
-
-    Examples
-    --------
-    >>> n, k, K = sbn_monitor([1.0, 0.5, 0.1], n_rows=10, penalty_bits=4.0)
-    >>> n, k.tolist(), K.tolist()
-    (2, [-6.0, -1.0, 3.0], [-6.0, -7.0, -4.0])
-    >>> sbn_monitor([1.0, 0.5, 0.1], n_rows=10, penalty_bits=4.0, stopping="cumulative")[0]
-    3
-    """
-    check_option(stopping, "stopping", SBN_STOPPING)
-    i2 = np.asarray(cmi_bits, dtype=np.float64).reshape(-1)
-    k = float(penalty_bits) - float(n_rows) * i2
-    K = np.cumsum(k)
-    test = k if stopping == "marginal" else K
-    ok = test < 0.0  # D4: strict
-    n_ok = int(ok.shape[0]) if ok.all() else int(np.argmin(ok))
-    if max_edges is not None:
-        n_ok = min(n_ok, int(max_edges))
-    return n_ok, k, K
-
-
 def monitor_frame(trace) -> pd.DataFrame:
     """The SBN monitor trace (a list of records, as in ``ClassifierStructure.trace["monitor"]``) as a DataFrame
     with columns ``step, edge, cmi_bits, k_bits, K_bits, accepted`` (ready for ``df.plot(x="step", y="K_bits")``,
@@ -178,14 +128,13 @@ def fit_sbn(data: EncodedData, class_node, *, features: Sequence | None = None, 
     check_sbn_params(stopping, integer_code_length, penalty_bits, max_edges)
     features = check_class_node(data, class_node, features)
     w = _class_cmi(data, class_node, features, n_jobs)
-    # The whole Kruskal sequence (the TAN tree in acceptance order). The SBN forest is a prefix of it; the rest is
-    # kept in the trace so the monitor curve can be drawn past the stopping point (Fig. 3.7).
-    sequence = maximum_spanning_forest(w)
     m_bits = sbn_code_length(len(features), integer_code_length)
     penalty = 2.0 * m_bits if penalty_bits is None else float(penalty_bits)
     n_rows = data.total_weight()
-    cmi_bits = np.array([w[i, j] for i, j in sequence], dtype=np.float64) / _LN2
-    n_acc, k, K = sbn_monitor(cmi_bits, n_rows, penalty, stopping, max_edges)
+    # The whole Kruskal sequence (the TAN tree in acceptance order). The SBN forest is a prefix of it; the rest is
+    # kept in the trace so the monitor curve can be drawn past the stopping point (Fig. 3.7).
+    walk = sbn_walk(w, n_rows, penalty, stopping, max_edges)
+    sequence, n_acc, cmi_bits, k, K = walk.sequence, walk.n_accepted, walk.cmi_bits, walk.k, walk.K
     records = [{"step": e + 1, "edge": (features[i], features[j]), "cmi_bits": float(cmi_bits[e]),
                 "k_bits": float(k[e]), "K_bits": float(K[e]), "accepted": e < n_acc}
                for e, (i, j) in enumerate(sequence)]

@@ -9,9 +9,14 @@ import numpy as np
 
 from pgmpy_ext._compat import DAG
 from pgmpy_ext.data import EncodedData
-from pgmpy_ext.stats import PairwiseCounts, family_counts, mi_matrix, pair_offsets, pairwise_counts
+from pgmpy_ext.stats import family_counts, pairwise_counts
 from pgmpy_ext.structure._base import ClassifierSearchBase, check_class_node
-from pgmpy_ext.structure._trees import TreeResult, _root_index, maximum_spanning_forest, orient_forest
+from pgmpy_ext.structure._trees import (
+    TreeResult,
+    chow_liu_trees_per_class,
+    orient_forest,
+    root_index,
+)
 
 __all__ = ["CLMultinetSearch", "MultinetStructure", "fit_cl_multinet"]
 
@@ -69,28 +74,21 @@ def fit_cl_multinet(data: EncodedData, class_node, *, features: Sequence | None 
     For every class state ``k``, the maximum spanning tree of the mutual information ``I_k(X_i; X_j)`` estimated on
     the rows of class ``k`` only (deterministic Kruskal, ties by ``(-w, i, j)``, seed 000 D9), oriented away from
     ``root`` (default: the first feature, seed 000 D10). All per-class pair counts come from one pass of the
-    pairwise counting kernel conditioned on the class: its table ``N[x_i, x_j, c]`` sliced at ``c = k`` is the
-    pair table of class ``k``'s rows. A declared class state without rows gets the all-zero MI matrix, hence the
+    pairwise counting kernel conditioned on the class (:func:`~pgmpy_ext.structure.chow_liu_trees_per_class`, the
+    helper CEM-CL's M-step uses too). A declared class state without rows gets the all-zero MI matrix, hence the
     tie-broken star ``(0, 1), (0, 2), ...``.
     """
     features = check_class_node(data, class_node, features)
-    root_idx = _root_index(features, root)
+    root_idx = root_index(features, root)
     m = len(features)
     K = data.card(class_node)
     class_counts = family_counts(data, class_node).reshape(-1)
-    trees = []
     if m > 1:
         pc = pairwise_counts(data, features, cond=class_node, n_jobs=n_jobs)
-        per_class = pc.flat.reshape(-1, K)  # c is the fastest axis of every pair table, and offsets are multiples of K
-        offsets = pair_offsets(pc.cards, 1)
-    for k in range(K):
-        if m > 1:
-            flat_k = np.ascontiguousarray(per_class[:, k])
-            w = mi_matrix(PairwiseCounts(flat_k, offsets, pc.cards, 1, features))
-        else:
-            w = np.zeros((m, m), dtype=np.float64)
-        edges = maximum_spanning_forest(w)
-        trees.append(TreeResult(features, orient_forest(m, edges, root_idx), edges, w, None))
+        trees = chow_liu_trees_per_class(pc, root=root_idx)
+    else:  # no pairs: the one-node "tree" of every class
+        trees = [TreeResult(features, orient_forest(m, [], root_idx), [], np.zeros((m, m), dtype=np.float64), None)
+                 for _ in range(K)]
     classes = list(data.states[data.index(class_node)])
     return MultinetStructure(class_node, features, classes, trees, class_counts)
 

@@ -116,14 +116,15 @@ def test_single_network_contract(est, xy, tmp_path):
 @pytest.mark.parametrize("est", CLASSIFIERS, ids=IDS)
 def test_determinism_clone_and_pickle(est, xy):
     X, y = xy
-    a = clone(est).set_params(random_state=3).fit(X, y)
-    b = clone(est).set_params(random_state=3).fit(X, y)
+    seed = {"random_state": 3} if "random_state" in est.get_params() else {}  # only random learners have one
+    a = clone(est).set_params(**seed).fit(X, y)
+    b = clone(est).set_params(**seed).fit(X, y)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
     if hasattr(a, "model_"):
         assert sorted(a.model_.edges()) == sorted(b.model_.edges())
         for node in a.model_.nodes():
             assert a.model_.get_cpds(node) == b.model_.get_cpds(node)
-    c = clone(est).set_params(random_state=3, n_jobs=2).fit(X, y)
+    c = clone(est).set_params(**seed, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(a.predict_proba(X), c.predict_proba(X))
     again = pickle.loads(pickle.dumps(a))
     np.testing.assert_array_equal(again.predict_proba(X), a.predict_proba(X))
@@ -163,3 +164,59 @@ def test_bad_inputs(est, xy):
         fitted.predict(unseen)
     with pytest.raises(ValueError, match="feature names"):
         fitted.predict(X.drop(columns="e"))
+
+
+@pytest.mark.parametrize("est", CLASSIFIERS, ids=IDS)
+def test_predict_joint_log_proba_is_the_one_hook(est, xy):
+    """``predict_joint_log_proba`` is log p(c, x) (sklearn naive Bayes's name); the posterior is its row-wise
+    normalisation, for the single networks and for the multinet alike."""
+    from pgmpy_ext.models import BatchPosterior
+    from pgmpy_ext.utils import LOG_TINY, log_normalize_rows
+
+    X, y = xy
+    fitted = clone(est).fit(X, y)
+    joint = fitted.predict_joint_log_proba(X.iloc[:40])
+    assert joint.shape == (40, 3)
+    np.testing.assert_array_equal(fitted.predict_log_proba(X.iloc[:40]), log_normalize_rows(joint, floor=LOG_TINY))
+    if hasattr(fitted, "model_"):
+        bp = BatchPosterior(fitted.model_, fitted.class_node_)
+        order = [bp.classes.index(c) for c in fitted.classes_]
+        np.testing.assert_allclose(joint, bp.log_joint(X.iloc[:40])[:, order], rtol=1e-12)
+    else:  # multinet: log alpha_k + log P_k(x) of class k's own network
+        for r in range(5):
+            row = {c: X.iloc[r][c].item() if hasattr(X.iloc[r][c], "item") else X.iloc[r][c] for c in X.columns}
+            ref = [np.log(fitted.class_prior_[k] * fitted.models_[c].get_state_probability(row))
+                   for k, c in enumerate(fitted.classes_)]
+            np.testing.assert_allclose(joint[r], ref, rtol=1e-10)
+
+
+@pytest.mark.parametrize("est", CLASSIFIERS, ids=IDS)
+def test_empty_inputs_give_clear_errors_or_empty_results(est, xy):
+    X, y = xy
+    with pytest.raises(ValueError, match=r"X has no rows \(0 samples\); a classifier needs training rows"):
+        clone(est).fit(X.iloc[:0], y.iloc[:0])
+    with pytest.raises(ValueError, match=r"X has no columns \(0 features\); a classifier needs at least one feature"):
+        clone(est).fit(X.iloc[:, :0], y)
+    with pytest.raises(ValueError, match=r"X has no columns \(0 features\)"):
+        clone(est).fit(pd.DataFrame(), [])
+    fitted = clone(est).fit(X, y)
+    empty = X.iloc[:0]
+    assert fitted.predict_proba(empty).shape == (0, 3)
+    assert fitted.predict_log_proba(empty).shape == (0, 3)
+    assert fitted.predict_joint_log_proba(empty).shape == (0, 3)
+    assert fitted.predict(empty).shape == (0,)
+
+
+@pytest.mark.parametrize("est", CLASSIFIERS, ids=IDS)
+def test_label_errors_name_the_labels_as_written(est, xy):
+    X, y = xy
+    mixed = pd.Series([0, "a"] * (len(X) // 2), dtype=object)
+    with pytest.raises(ValueError, match=r"y mixes class labels of types int and str \(e.g. 0 and 'a'\); use labels "
+                                         r"of one type, e\.g\. y\.astype\(str\)"):
+        clone(est).fit(X, mixed)
+    with pytest.raises(ValueError, match=r"y mixes class labels of types float and str \(e.g. 1.5 and 'b'\)"):
+        clone(est).fit(X, np.array(["b", 1.5] * (len(X) // 2), dtype=object))
+    with pytest.raises(ValueError, match=r"the class has a single value 0 \(1 class\)"):
+        clone(est).fit(X, np.zeros(len(X), dtype=np.int64))
+    with pytest.raises(ValueError, match=r"the class has a single value 2\.0 \(1 class\)"):
+        clone(est).fit(X, pd.Series(np.full(len(X), 2.0)))

@@ -15,15 +15,23 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import pgmpy_ext.clustering._engine as engine
+import pgmpy_ext.clustering._cem_engine as engine
 from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD, VariableElimination
-from pgmpy_ext.clustering import CEMClustering, fit_cem, minimal_parents, multinet_to_network
-from pgmpy_ext.clustering._engine import MStep
+from pgmpy_ext.clustering import CEMClustering, fit_cem
+from pgmpy_ext.clustering._cem_engine import MStep
 from pgmpy_ext.data import EncodedData, encode
 from pgmpy_ext.evaluation import clustering_accuracy
-from pgmpy_ext.models import BatchPosterior
-from pgmpy_ext.structure import fit_chow_liu_tree, fit_tan
-from pgmpy_ext.structure._forest import fit_sbn
+from pgmpy_ext.models import BatchPosterior, minimal_parents, multinet_to_network
+from pgmpy_ext.stats import pairwise_counts, unique_rows
+from pgmpy_ext.structure import (
+    chow_liu_trees_per_class,
+    fit_chow_liu_tree,
+    fit_cl_multinet,
+    fit_sbn,
+    fit_tan,
+    root_index,
+    sbn_walk,
+)
 
 MODELS = ["cl", "tan", "sbn"]
 _LN2 = math.log(2.0)
@@ -217,6 +225,27 @@ def test_m_step_structure_equals_the_classifier_engines(model, planted_data):
     got = {(features[p], features[i]) for i, p in enumerate(params.layout.parents[0]) if p >= 0}
     assert got == set(ref.augmenting_edges())
     assert (params.layout.parents == params.layout.parents[0]).all()
+
+
+def test_shared_structure_helpers_are_the_engines_ones(planted_data):
+    """CEM's M-step and the classifier engines use one set of spanning-tree helpers from pgmpy_ext.structure."""
+    X, _ = planted_data
+    data = encode(X)
+    labels = (np.random.default_rng(1).random(len(X)) < 0.3).astype(np.int32)
+    labelled = EncodedData(np.column_stack([data.codes, labels]), [*data.columns, "z"], [*data.states, [0, 1]])
+    features = list(data.columns)
+    trees = chow_liu_trees_per_class(pairwise_counts(labelled, features, cond="z"), root=2)
+    multinet = fit_cl_multinet(labelled, "z", root=features[2])
+    for k, tree in enumerate(trees):
+        assert_array_equal(tree.weights, multinet.trees[k].weights)
+        assert tree.edges == multinet.trees[k].edges
+        assert_array_equal(tree.parents, fit_chow_liu_tree(data.take(labels == k), root=features[2]).parents)
+    ref = fit_sbn(labelled, "z")
+    walk = sbn_walk(ref.trace["cmi"], float(len(X)), ref.trace["penalty_bits"])
+    assert [r["accepted"] for r in ref.trace["monitor"]] == [e < walk.n_accepted for e in range(len(walk.sequence))]
+    assert_array_equal([r["K_bits"] for r in ref.trace["monitor"]], walk.K)
+    with pytest.raises(ValueError, match="root 'nope' is not one of the features"):
+        root_index(features, "nope")
 
 
 def test_sbn_is_a_forest_between_nb_and_tan(planted_data):
@@ -431,3 +460,70 @@ def test_init_coordinates_option():
     assert c.labels_.shape == (len(X),)
     with pytest.raises(ValueError, match=r"init coordinates have shape \(5, 2\)"):
         CEMClustering(3, init=coords[:5]).fit(X)
+
+
+ENGINE_BAD_OPTIONS = [
+    ({"n_clusters": 0}, "n_clusters == 0, must be >= 1"),
+    ({"model": "foo"}, r"model == 'foo', must be one of \('cl', 'tan', 'sbn'\)"),
+    ({"n_init": 0}, "n_init == 0, must be >= 1"),
+    ({"n_stochastic_steps": -1}, "n_stochastic_steps == -1, must be >= 0"),
+    ({"max_classification_steps": -2}, "max_classification_steps == -2, must be >= 0"),
+    ({"init": "k-means++"}, r"init == 'k-means\+\+', must be one of \('random_seeds', 'kmeans'\)"),
+    ({"empty_cluster": "keep"}, "empty_cluster == 'keep', must be one of"),
+    ({"alpha": -1.0}, "alpha == -1.0, must be >= 0"),
+    ({"alpha": float("inf")}, "alpha == inf, must be a finite number"),
+    ({"stopping": "never"}, r"stopping == 'never', must be one of \('marginal', 'cumulative'\)"),
+]
+
+
+@pytest.mark.parametrize(("options", "match"), ENGINE_BAD_OPTIONS, ids=[next(iter(o)) for o, _ in ENGINE_BAD_OPTIONS])
+def test_fit_cem_validates_its_options_like_the_face(options, match):
+    data = encode(noisy())
+    kwargs = {"n_clusters": 2, "n_init": 1, "n_stochastic_steps": 2, "random_state": 0, **options}
+    n_clusters = kwargs.pop("n_clusters")
+    with pytest.raises(ValueError, match=match):
+        fit_cem(data, n_clusters, **kwargs)
+    with pytest.raises(ValueError, match=match):  # the same check, the same message
+        CEMClustering(n_clusters, **kwargs).fit(noisy())
+
+
+def test_fit_cem_type_errors():
+    with pytest.raises(TypeError, match="data must be an EncodedData"):
+        fit_cem(noisy(), 2)
+    with pytest.raises(TypeError, match="n_init must be an instance of"):
+        fit_cem(encode(noisy()), 2, n_init=1.5)
+    with pytest.raises(TypeError, match="n_jobs must be an instance of"):
+        fit_cem(encode(noisy()), 2, n_jobs="two")
+    with pytest.raises(TypeError, match="random_state must be None, an int or a numpy Generator"):
+        fit_cem(encode(noisy()), 2, random_state="seed")
+
+
+def test_public_engine_pieces_validate_their_options():
+    data = encode(noisy())
+    uniq = unique_rows(data.codes, data.cards)
+    rng = np.random.default_rng(0)
+    opts = {"model": "tan", "n_stochastic_steps": 1, "max_classification_steps": 1, "init": "random_seeds",
+            "empty_cluster": "reseed", "alpha": 0.0, "stopping": "marginal"}
+    with pytest.raises(ValueError, match="model == 'foo', must be one of"):
+        engine.cem_single_start(data, uniq, 2, rng, **{**opts, "model": "foo"})
+    with pytest.raises(ValueError, match="empty_cluster == 'keep', must be one of"):
+        engine.cem_single_start(data, uniq, 2, rng, **{**opts, "empty_cluster": "keep"})
+    with pytest.raises(ValueError, match="model == 'foo', must be one of"):
+        MStep(data, 2, "foo")
+    with pytest.raises(ValueError, match="alpha == -0.5, must be >= 0"):
+        MStep(data, 2, "cl", alpha=-0.5)
+    with pytest.raises(ValueError, match="n_clusters == 0, must be >= 1"):
+        MStep(data, 0, "cl")
+    with pytest.raises(ValueError, match="init == 'foo', must be one of"):
+        engine.initial_partition(data.codes, uniq.inverse, 2, rng, "foo")
+    with pytest.raises(ValueError, match="points has 300 rows and row_ids 2"):
+        engine.initial_partition(data.codes, uniq.inverse[:2], 2, rng, "random_seeds")
+
+
+def test_multinet_converter_lives_in_models_and_stays_importable_from_clustering():
+    import pgmpy_ext.clustering as clustering
+    import pgmpy_ext.models as models
+
+    assert clustering.multinet_to_network is models.multinet_to_network
+    assert clustering.minimal_parents is models.minimal_parents
+    assert models.multinet_to_network.__module__ == "pgmpy_ext.models._multinet"

@@ -10,13 +10,13 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
 from pgmpy_ext.data import EncodedData, encode
-from pgmpy_ext.stats import pairwise_counts
-from pgmpy_ext.stats._cem import (
+from pgmpy_ext.stats import (
     MultinetLayout,
     argmax_labels,
     multinet_counts_from_pairs,
     multinet_log_joint,
     normalize_blocks,
+    pairwise_counts,
     reseed_empty_clusters,
     sample_labels,
 )
@@ -250,3 +250,26 @@ def test_counts_from_pairs_needs_matching_pairs():
     lay = MultinetLayout.build([[-1, 0]] * 3, [2, 2])
     with pytest.raises(ValueError, match="conditioned on the cluster labels"):
         multinet_counts_from_pairs(lay, pairwise_counts(data, ["a", "b"], cond="z"))
+
+
+def test_multinet_layout_is_a_block_layout():
+    from pgmpy_ext.stats._layout import BlockLayout
+
+    lay = MultinetLayout.build([[-1, 0, 1], [2, -1, 1]], [2, 3, 4])
+    assert isinstance(lay, BlockLayout)
+    assert lay.block_shapes == ((2, 1), (3, 2), (4, 3), (2, 4), (3, 1), (4, 3))
+    assert lay.size == int(lay.blk_offsets[-1]) == sum(r * q for r, q in lay.block_shapes)
+    flat = np.arange(lay.size, dtype=np.float64)
+    for k in range(2):
+        for i in range(3):
+            assert_array_equal(lay.block(flat, k, i), lay.block_at(flat, k * 3 + i))
+            assert np.shares_memory(lay.block(flat, k, i), flat)
+    assert_array_equal(lay.pack_blocks(lay.unpack_blocks(flat)), flat)
+    rng = np.random.default_rng(0)
+    counts = rng.integers(0, 4, lay.size).astype(np.float64)
+    lay.block(counts, 0, 1)[:, 0] = 0.0  # an empty parent configuration: a uniform column
+    for alpha in (0.0, 0.5):
+        log_cpt, ll = normalize_blocks(lay, counts, alpha)
+        assert_allclose(log_cpt, lay.normalize(counts, alpha, log=True), rtol=1e-12)
+        with np.errstate(invalid="ignore"):
+            assert ll == pytest.approx(np.nansum(np.where(counts > 0, counts * log_cpt, 0.0)), rel=1e-12)

@@ -290,7 +290,8 @@ def test_columns_option(mixed_frame):
 @pytest.mark.parametrize(("columns", "match"), [
     (["nope"], r"columns names 'nope', which is not a column of X"),
     (["colour"], r"Column 'colour' has dtype category; only numeric columns can be discretised"),
-    ("float", r"columns == 'float', must be None \(float-valued columns\), 'numeric', or a list"),
+    ("float", r"columns == 'float', must be None \(the columns to discretise, see "
+              r"pgmpy_ext.data.numeric_columns_to_discretize\), 'numeric', or a list"),
     (["age", "age"], r"columns lists 'age' twice"),
 ], ids=["unknown", "categorical", "bad-mode", "duplicate"])
 def test_bad_columns(columns, match, mixed_frame):

@@ -8,7 +8,7 @@ import networkx as nx
 import numpy as np
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD, VariableElimination
-from pgmpy_ext.models import sorted_parents
+from pgmpy_ext.models._build import sorted_parents
 
 __all__ = ["multinet_to_network", "minimal_parents"]
 

@@ -7,42 +7,47 @@ classification (C) EM steps.
 
 Every iteration works on int32 codes: the E-step is one pass of the multinet kernel, the S/C-steps and the
 re-seeding of empty clusters are kernels too, and the M-step is one pass of the pairwise counting kernel
-conditioned on the current labels (which gives every per-cluster pair table at once), the MI/CMI kernels, Kruskal
-and the orientation of :mod:`pgmpy_ext.structure`, the SBN monitor of :mod:`pgmpy_ext.structure._forest`, and
-the family-count gathering and normalisation kernels.
+conditioned on the current labels (which gives every per-cluster pair table at once), the MI/CMI kernels, and the
+spanning-tree helpers of :mod:`pgmpy_ext.structure` (Kruskal and orientation, the per-class Chow-Liu trees the CL
+multinet uses, the SBN monitor walk ``fit_sbn`` uses), then the family-count gathering and normalisation kernels.
 """
 
 from __future__ import annotations
 
-import math
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
+from sklearn.utils import check_scalar
 
 from pgmpy_ext.data import EncodedData
 from pgmpy_ext.stats import (
+    MultinetLayout,
     PairwiseCounts,
     UniqueRows,
+    argmax_labels,
     cmi_matrix,
     family_counts,
-    mi_matrix,
-    pairwise_counts,
-    unique_rows,
-)
-from pgmpy_ext.stats._cem import (
-    MultinetLayout,
-    argmax_labels,
     multinet_counts_from_pairs,
     multinet_log_joint,
     normalize_blocks,
+    pairwise_counts,
     reseed_empty_clusters,
     sample_labels,
+    unique_rows,
 )
-from pgmpy_ext.structure._forest import sbn_code_length, sbn_monitor
-from pgmpy_ext.structure._trees import maximum_spanning_forest, orient_forest
+from pgmpy_ext.structure import (
+    SBN_STOPPING,
+    chow_liu_trees_per_class,
+    maximum_spanning_forest,
+    orient_forest,
+    sbn_code_length,
+    sbn_walk,
+)
+from pgmpy_ext.utils import check_generator, check_option
 
-__all__ = ["CEM_MODELS", "CEM_INITS", "EMPTY_CLUSTER_POLICIES", "CEMParams", "CEMStart", "CEMResult", "MStep",
-           "cem_single_start", "initial_partition"]
+__all__ = ["CEM_MODELS", "CEM_INITS", "EMPTY_CLUSTER_POLICIES", "CEMParams", "CEMStart", "CEMStarts", "CEMResult",
+           "MStep", "cem_single_start", "check_cem_params", "initial_partition", "prepare_cem_starts"]
 
 #: Model families (seed 000 section 4.3): Chow-Liu multinet, TAN, SBN.
 CEM_MODELS = ("cl", "tan", "sbn")
@@ -56,7 +61,43 @@ MAX_REDRAWS = 10
 #: Run the E- and M-steps on the distinct rows when there are at most this fraction of N of them.
 COMPRESS_BELOW = 0.7
 
-_LN2 = math.log(2.0)
+
+
+def _check_model_options(model, alpha, stopping) -> None:
+    check_option(model, "model", CEM_MODELS)
+    check_scalar(alpha, "alpha", numbers.Real, min_val=0.0)
+    if not np.isfinite(alpha):
+        raise ValueError(f"alpha == {alpha!r}, must be a finite number >= 0.")
+    check_option(stopping, "stopping", SBN_STOPPING)
+
+
+def check_cem_params(n_clusters, *, model="cl", n_init=10, n_stochastic_steps=200, max_classification_steps=100,
+                     init="random_seeds", empty_cluster="reseed", alpha=0.0, stopping="marginal", n_jobs=None,
+                     random_state=None) -> None:
+    """Validate CEM's options: the one check shared by :class:`~pgmpy_ext.clustering.CEMClustering`,
+    :func:`~pgmpy_ext.clustering.fit_cem` and :func:`cem_single_start` (ValueError naming the valid values, or
+    ``check_scalar``'s TypeError/ValueError). Array-valued ``init`` (seed coordinates) is checked against the data
+    later, by :func:`prepare_cem_starts`.
+
+    Examples
+    --------
+    >>> check_cem_params(2, model="foo")
+    Traceback (most recent call last):
+    ...
+    ValueError: model == 'foo', must be one of ('cl', 'tan', 'sbn').
+    """
+    check_scalar(n_clusters, "n_clusters", numbers.Integral, min_val=1)
+    check_option(model, "model", CEM_MODELS)
+    check_scalar(n_init, "n_init", numbers.Integral, min_val=1)
+    check_scalar(n_stochastic_steps, "n_stochastic_steps", numbers.Integral, min_val=0)
+    check_scalar(max_classification_steps, "max_classification_steps", numbers.Integral, min_val=0)
+    if isinstance(init, str):
+        check_option(init, "init", CEM_INITS)
+    check_option(empty_cluster, "empty_cluster", EMPTY_CLUSTER_POLICIES)
+    _check_model_options(model, alpha, stopping)
+    if n_jobs is not None:
+        check_scalar(n_jobs, "n_jobs", numbers.Integral)
+    check_generator(random_state)
 
 
 @dataclass(eq=False)
@@ -101,7 +142,7 @@ class MStep:
     Holds a work copy of the codes with one extra column for the labels, so that each M-step is a single pass of
     :func:`pgmpy_ext.stats.pairwise_counts` conditioned on that column: ``N[i, j, x_i, x_j, k]`` for every pair and
     cluster. CL reads per-cluster MI from the slices ``k``; TAN/SBN use the CMI given the labels; the family counts
-    of every cluster are read from the same tables (:func:`pgmpy_ext.stats._cem.multinet_counts_from_pairs`).
+    of every cluster are read from the same tables (:func:`pgmpy_ext.stats.multinet_counts_from_pairs`).
 
     Parameters
     ----------
@@ -117,6 +158,8 @@ class MStep:
 
     def __init__(self, data: EncodedData, n_clusters: int, model: str, alpha: float = 0.0,
                  stopping: str = "marginal", unique: UniqueRows | None = None):
+        check_scalar(n_clusters, "n_clusters", numbers.Integral, min_val=1)
+        _check_model_options(model, alpha, stopping)
         self.K = int(n_clusters)
         self.model = model
         self.alpha = float(alpha)
@@ -181,24 +224,15 @@ class MStep:
 
     def _structure(self, pc: PairwiseCounts) -> tuple[np.ndarray, int]:
         K, m = self.K, self.m
-        if self.model == "cl":
-            per_cluster = pc.flat.reshape(-1, K)  # c is the fastest axis of every pair table
-            offsets = pc.offsets // K
-            parents = np.empty((K, m), dtype=np.intp)
-            n_edges = 0
-            for k in range(K):
-                w = mi_matrix(PairwiseCounts(np.ascontiguousarray(per_cluster[:, k]), offsets, pc.cards, 1,
-                                             self.features))
-                edges = maximum_spanning_forest(w)
-                parents[k] = orient_forest(m, edges)
-                n_edges += len(edges)
-            return parents, n_edges
+        if self.model == "cl":  # a Chow-Liu tree per cluster, as the CL multinet (roots: lowest index, D10)
+            trees = chow_liu_trees_per_class(pc)
+            parents = np.ascontiguousarray(np.stack([t.parents for t in trees]), dtype=np.intp)
+            return parents, sum(len(t.edges) for t in trees)
         w = cmi_matrix(pc)
-        edges = maximum_spanning_forest(w)
         if self.model == "sbn":
-            cmi_bits = np.array([w[i, j] for i, j in edges], dtype=np.float64) / _LN2
-            n_acc = sbn_monitor(cmi_bits, float(self.N), self.penalty_bits, self.stopping)[0]
-            edges = edges[:n_acc]
+            edges = sbn_walk(w, float(self.N), self.penalty_bits, self.stopping).edges
+        else:
+            edges = maximum_spanning_forest(w)
         par = orient_forest(m, edges)
         return np.ascontiguousarray(np.broadcast_to(par, (K, m))), len(edges)
 
@@ -223,6 +257,10 @@ def initial_partition(points: np.ndarray, row_ids: np.ndarray, K: int, rng: np.r
     to the nearest seed in Euclidean distance (ties: the smallest seed index). No centre updates.
     ``"kmeans"``: scikit-learn's ``KMeans(n_init=1)`` on the points, seeded from ``rng``.
     """
+    check_option(init, "init", CEM_INITS)
+    check_scalar(K, "K", numbers.Integral, min_val=1)
+    if points.shape[0] != row_ids.shape[0]:
+        raise ValueError(f"points has {points.shape[0]} rows and row_ids {row_ids.shape[0]}; expected one id per row.")
     if init == "kmeans":
         from sklearn.cluster import KMeans
 
@@ -299,8 +337,12 @@ def cem_single_start(data: EncodedData, unique: UniqueRows, n_clusters: int, rng
     handling, M-step; the partition with the highest CML (the initial one included) is kept. C-stage: up to
     ``max_classification_steps`` iterations of E-step, C-step, M-step, stopping when the partition no longer
     changes. Randomness comes only from ``rng`` (initial partition, uniforms, redraws). ``init_points`` =
-    ``(points, row_ids)`` measures the initial distances there instead of on the codes.
+    ``(points, row_ids)`` measures the initial distances there instead of on the codes. The options are checked
+    by :func:`check_cem_params`.
     """
+    check_cem_params(n_clusters, model=model, n_stochastic_steps=n_stochastic_steps,
+                     max_classification_steps=max_classification_steps, init=init, empty_cluster=empty_cluster,
+                     alpha=alpha, stopping=stopping)
     K = int(n_clusters)
     mstep = MStep(data, K, model, alpha, stopping, unique)
     N = mstep.N
@@ -363,3 +405,60 @@ def cem_single_start(data: EncodedData, unique: UniqueRows, n_clusters: int, rng
                     n_c, converged, n_events)
 
 
+
+
+def _check_init_points(init, n_rows: int) -> np.ndarray:
+    try:
+        points = np.asarray(init, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("init must be 'random_seeds', 'kmeans' or an array of seed coordinates of shape "
+                        "(n_samples, n_dims).") from None
+    if points.ndim != 2 or points.shape[0] != n_rows or points.shape[1] < 1:
+        raise ValueError(f"init coordinates have shape {points.shape}, expected (n_samples, n_dims) with n_samples = "
+                         f"{n_rows}.")
+    if not np.isfinite(points).all():
+        raise ValueError("init coordinates must be finite.")
+    return np.ascontiguousarray(points)
+
+
+@dataclass(eq=False)
+class CEMStarts:
+    """Everything the starts of one CEM fit share, computed once; ``starts(rng)`` runs one start
+    (:func:`cem_single_start`). Picklable, so the starts can run in worker processes."""
+
+    data: EncodedData
+    unique: UniqueRows
+    n_clusters: int
+    options: dict
+
+    def __call__(self, rng: np.random.Generator) -> CEMStart:
+        return cem_single_start(self.data, self.unique, self.n_clusters, rng, **self.options)
+
+
+def prepare_cem_starts(data: EncodedData, n_clusters: int, *, model: str, n_stochastic_steps: int,
+                       max_classification_steps: int, init, empty_cluster: str, alpha: float,
+                       stopping: str) -> CEMStarts:
+    """Check the data against the options and compute what every start shares: the distinct rows, and the seed
+    coordinates when ``init`` is an array (D13's option). Raises ValueError on missing values or when there are
+    fewer distinct rows (or distinct seed points) than clusters."""
+    if not isinstance(data, EncodedData):
+        raise TypeError(f"data must be an EncodedData (pgmpy_ext.data.encode(frame)), got {type(data).__name__}; "
+                        "CEMClustering takes DataFrames and arrays.")
+    if data.has_missing or (data.codes < 0).any():
+        raise ValueError("CEM clustering needs complete data; drop or impute the rows with missing values.")
+    unique = unique_rows(data.codes, data.cards)
+    n_distinct = int(unique.codes.shape[0])
+    init_points = None
+    if not isinstance(init, str):  # coordinates for the random seeds (D13's option)
+        points = _check_init_points(init, data.n_rows)
+        _, ids = np.unique(points, axis=0, return_inverse=True)
+        init_points = (points, np.asarray(ids, dtype=np.intp).reshape(-1))
+        n_distinct = int(ids.max()) + 1
+        init = "random_seeds"
+    if n_distinct < n_clusters:
+        raise ValueError(f"n_clusters == {n_clusters}, but X has only {n_distinct} distinct row(s); the initial "
+                         f"partition needs n_clusters distinct seed rows.")
+    options = {"model": model, "n_stochastic_steps": n_stochastic_steps,
+               "max_classification_steps": max_classification_steps, "init": init, "empty_cluster": empty_cluster,
+               "alpha": alpha, "stopping": stopping, "init_points": init_points}
+    return CEMStarts(data, unique, int(n_clusters), options)

@@ -1,0 +1,231 @@
+"""The shared base of the Bayesian-network mixture clusterers: restarts, convergence warning, prediction surface,
+export to pgmpy (scikit-learn's ``mixture.BaseMixture`` pattern).
+
+:class:`BaseBNMixture` owns everything that is the same for every mixture of discrete Bayesian networks, so that a
+new clusterer (CEM today; latent-class EM, EMA, constructive induction next) writes only its own start, its own
+E-step and its own export. :func:`run_starts` is the restart loop itself, shared with the engines (e.g.
+:func:`~pgmpy_ext.clustering.fit_cem`), which run the same starts without a scikit-learn face.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from functools import partial
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
+
+from pgmpy_ext._compat import DiscreteBayesianNetwork, show_progress_enabled
+from pgmpy_ext.data import DiscreteInputMixin, EncodedData, encode
+from pgmpy_ext.models import multinet_to_network
+from pgmpy_ext.utils import check_generator, log_normalize_rows, logsumexp_rows
+
+__all__ = ["BaseBNMixture", "run_starts"]
+
+
+def run_starts(single_start: Callable, n_init: int, random_state, score: Callable, *, n_jobs: int | None = None,
+               show_progress: bool = False, desc: str = "starts") -> tuple[list, np.ndarray, int]:
+    """``n_init`` independent starts, the best one by ``score``.
+
+    Each start is ``single_start(rng)`` with its own child generator, ``check_generator(random_state).spawn(n_init)``,
+    so the result does not depend on ``n_jobs`` and adding starts does not change the others. With ``n_jobs`` other
+    than None or 1 the starts run with joblib (any backend, chosen with ``joblib.parallel_config``; the default is
+    processes, so ``single_start`` must pickle). A tqdm bar over the starts is shown when ``show_progress`` and
+    pgmpy's ``config.SHOW_PROGRESS`` are both on.
+
+    Returns
+    -------
+    starts : list
+        The result of every start, in start order.
+    scores : float64 (n_init,)
+        ``score(start)`` of every start (higher is better).
+    best : int
+        Index of the best start (ties: the first).
+    """
+    children = check_generator(random_state).spawn(n_init)
+    if n_jobs is None or n_jobs == 1:
+        results = (single_start(child) for child in children)
+    else:
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(single_start)(child) for child in children)
+    if show_progress_enabled(show_progress):
+        from tqdm.auto import tqdm
+
+        results = tqdm(results, total=n_init, desc=desc)
+    starts = list(results)
+    scores = np.array([score(s) for s in starts], dtype=np.float64)
+    return starts, scores, int(np.argmax(scores))  # ties: the first start
+
+
+class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
+    r"""Base class of the clusterers that fit a mixture of discrete Bayesian networks (the cluster is a hidden class).
+
+    It owns the restarts (``n_init`` starts on spawned child generators, optionally in parallel, the best start
+    kept), the :class:`~sklearn.exceptions.ConvergenceWarning`, :meth:`fit`, :meth:`fit_predict`, :meth:`predict`,
+    :meth:`predict_proba`, :meth:`predict_log_proba`, :meth:`score_samples`, :meth:`score`, the encoding of ``X``
+    (through :class:`~pgmpy_ext.data.DiscreteInputMixin`) and the export to pgmpy (:meth:`to_network`). Not meant
+    to be instantiated directly.
+
+    A subclass's ``__init__`` stores its options, among them ``n_init``, ``random_state``, ``n_jobs`` and
+    ``show_progress`` (read by :meth:`fit`), and implements these hooks:
+
+    ``_check_params()``
+        Validate the subclass's own options (``n_jobs`` and ``random_state`` are checked by the base).
+    ``_prepare_starts(data: EncodedData) -> object``
+        Anything computed once from the encoded training data and shared by every start (default: ``data``);
+        data-dependent errors are raised here.
+    ``_single_start(prepared, rng: numpy.random.Generator) -> start result``
+        One start from its own generator (the only source of randomness). Must pickle for process parallelism.
+    ``_start_score(result) -> float``
+        The criterion the best start maximises (e.g. the classification or the observed log-likelihood).
+    ``_not_converged_message(result) -> str or None``
+        The ConvergenceWarning text when the best start stopped before converging, None otherwise.
+    ``_set_fitted(result, scores)``
+        Store the fitted attributes of the best start (``scores``: every start's criterion); must set
+        ``labels_`` and ``weights_`` (the mixing weights, shape (n_clusters,)).
+    ``_joint_log_likelihood(codes) -> ndarray (n_rows, K)``
+        ``log p(x, cluster = k)`` of encoded rows (int32 codes in ``encoder_``'s columns and states).
+    ``_build_models()``
+        Build the pgmpy objects last: ``model_`` (one network, ``cluster_node_`` a latent parent) or ``models_``
+        (``{k: network over the attributes}``, a multinet with ``weights_``).
+
+    Attributes set by the base
+    --------------------------
+    encoder_ : EncodedData
+        The encoded training data (its states are the ones ``predict`` accepts).
+    cluster_node_ : str
+        Name of the cluster node (``"cluster"``, with underscores appended while a feature has that name).
+    n_features_in_, feature_names_in_ : set by scikit-learn's ``validate_data``.
+
+    Notes
+    -----
+    With :math:`\ell_k(x) = \log p(x, k)` from ``_joint_log_likelihood``: ``predict`` is
+    :math:`\arg\max_k \ell_k(x)` (smallest k on ties), ``predict_log_proba`` is
+    :math:`\ell_k(x) - \log\sum_j e^{\ell_j(x)}`, ``score_samples`` is :math:`\log\sum_k e^{\ell_k(x)} = \log p(x)`
+    and ``score`` its mean (as ``sklearn.mixture.GaussianMixture``).
+    """
+
+    # ------------------------------------------------------------------ hooks
+    def _check_params(self) -> None:
+        raise NotImplementedError
+
+    def _prepare_starts(self, data: EncodedData):
+        return data
+
+    def _single_start(self, prepared, rng: np.random.Generator):
+        raise NotImplementedError
+
+    def _start_score(self, result) -> float:
+        raise NotImplementedError
+
+    def _not_converged_message(self, result) -> str | None:
+        return None
+
+    def _set_fitted(self, result, scores: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _build_models(self) -> None:
+        raise NotImplementedError
+
+    def _progress_desc(self) -> str:
+        return f"{type(self).__name__} starts"
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y=None):
+        """Cluster the rows of ``X``: ``n_init`` starts, the best one kept.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Discrete attributes (category, str/object, bool, int, or whole-number floats), no missing values.
+            Discretise real-valued columns first (e.g. ``pgmpy_ext.preprocessing.EqualWidthDiscretizer(5)``).
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        self._check_common_params()
+        frame = self._fit_frame(X)
+        self.encoder_ = encode(frame)
+        prepared = self._prepare_starts(self.encoder_)
+        starts, scores, best = run_starts(partial(self._single_start, prepared), int(self.n_init), self.random_state,
+                                          self._start_score, n_jobs=self.n_jobs, show_progress=self.show_progress,
+                                          desc=self._progress_desc())
+        result = starts[best]
+        self._set_fitted(result, scores)
+        message = self._not_converged_message(result)
+        if message is not None:
+            warnings.warn(message, ConvergenceWarning, stacklevel=2)
+        cluster = "cluster"
+        while cluster in self.encoder_.columns:
+            cluster += "_"
+        self.cluster_node_ = cluster
+        for stale in ("model_", "models_"):  # a refit may switch between one network and a multinet
+            self.__dict__.pop(stale, None)
+        self._build_models()  # pgmpy objects last
+        return self
+
+    def fit_predict(self, X, y=None) -> np.ndarray:
+        """Fit, then return ``labels_`` (the training partition of the best start)."""
+        return self.fit(X, y).labels_
+
+    def _cluster_states(self) -> dict:
+        """``{column: states}`` of the attributes plus the cluster node (states ``0 .. K-1``)."""
+        states = self.encoder_.state_names
+        states[self.cluster_node_] = list(range(len(self.weights_)))
+        return states
+
+    def to_network(self, *, order=None) -> DiscreteBayesianNetwork:
+        """One pgmpy network with the cluster node, for inference.
+
+        ``model_`` itself when the mixture is one network; for a multinet (``models_``),
+        :func:`~pgmpy_ext.models.multinet_to_network` of ``models_`` and ``weights_`` (exact: the joint
+        distribution, hence every posterior, is the multinet's), with ``order`` passed on.
+        """
+        check_is_fitted(self)
+        if hasattr(self, "model_"):
+            return self.model_
+        return multinet_to_network(self.models_, self.weights_, cluster_node=self.cluster_node_, order=order)
+
+    # ------------------------------------------------------------------ predict
+    def _codes(self, X) -> np.ndarray:
+        return self.encoder_.transform(self._predict_frame(X, self.encoder_.columns)).codes
+
+    def predict_joint_log_proba(self, X) -> np.ndarray:
+        """``log p(x, cluster = k)`` per row, shape (n_samples, n_clusters)."""
+        check_is_fitted(self)
+        return self._joint_log_likelihood(self._codes(X))
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """``log P(cluster = k | x)`` per row, shape (n_samples, n_clusters)."""
+        check_is_fitted(self)
+        return log_normalize_rows(self.predict_joint_log_proba(X))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Posterior ``P(cluster = k | x)`` per row (the E-step of the fitted model), shape (n_samples, n_clusters).
+        Rows sum to 1; a cluster dropped during fitting has probability 0."""
+        check_is_fitted(self)
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """Most probable cluster per row (ties: the smallest cluster index)."""
+        check_is_fitted(self)
+        return np.argmax(self.predict_joint_log_proba(X), axis=1).astype(np.intp)
+
+    def score_samples(self, X) -> np.ndarray:
+        """``log p(x)`` of every row under the mixture (natural log)."""
+        check_is_fitted(self)
+        return logsumexp_rows(self.predict_joint_log_proba(X))
+
+    def score(self, X, y=None) -> float:
+        """Mean log-likelihood ``log p(x)`` per row under the mixture (like ``GaussianMixture.score``)."""
+        check_is_fitted(self)
+        return float(np.mean(self.score_samples(X)))
