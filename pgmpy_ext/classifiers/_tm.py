@@ -37,6 +37,16 @@ class CTANClassifier(BNClassifierBase):
         Unused (the construction is deterministic); kept for a common signature.
     show_progress : bool, default False
         Unused.
+    handle_unknown : {"ignore", "error"}, default "ignore"
+        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
+        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
+        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
+        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
+        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
+    missing : {"available_case", "error"}, default "available_case"
+        NaN/None feature cells. ``"available_case"``: at fit every count uses the rows where its family is observed
+        (pgmpy's and bnclassify's rule; a learner whose structure search needs complete data says so), at predict
+        missing features are summed out exactly. ``"error"``: refused at fit and at predict.
 
     Attributes
     ----------
@@ -64,7 +74,8 @@ class CTANClassifier(BNClassifierBase):
     """
 
     def __init__(self, *, root=None, drop_negative_edges=False, alpha=1.0, estimator=None, n_jobs=1,
-                 random_state=None, show_progress=False):
+                 random_state=None, show_progress=False, handle_unknown="ignore",
+                 missing="available_case"):
         self.root = root
         self.drop_negative_edges = drop_negative_edges
         self.alpha = alpha
@@ -72,6 +83,8 @@ class CTANClassifier(BNClassifierBase):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     def _check_params(self):
         super()._check_params()
@@ -111,6 +124,16 @@ class StructuralTMClassifier(BNClassifierBase):
         Unused (the search is deterministic); kept for a common signature.
     show_progress : bool, default False
         A progress bar over the greedy steps.
+    handle_unknown : {"ignore", "error"}, default "ignore"
+        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
+        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
+        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
+        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
+        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
+    missing : {"available_case", "error"}, default "available_case"
+        NaN/None feature cells. ``"available_case"``: at fit every count uses the rows where its family is observed
+        (pgmpy's and bnclassify's rule; a learner whose structure search needs complete data says so), at predict
+        missing features are summed out exactly. ``"error"``: refused at fit and at predict.
 
     Attributes
     ----------
@@ -141,8 +164,11 @@ class StructuralTMClassifier(BNClassifierBase):
     ['A', 'B']
     """
 
+    _needs_complete_data = "the TM parameter fits of every candidate arc"
+
     def __init__(self, *, alpha=0.0, tol=1e-3, max_iter=1000, line_search="grid", solver="tm", warm_start=False,
-                 n_jobs=1, random_state=None, show_progress=False):
+                 n_jobs=1, random_state=None, show_progress=False, handle_unknown="ignore",
+                 missing="available_case"):
         self.alpha = alpha
         self.tol = tol
         self.max_iter = max_iter
@@ -152,6 +178,8 @@ class StructuralTMClassifier(BNClassifierBase):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     def _check_params(self):
         check_tm_params(self.alpha, self.tol, self.max_iter, self.line_search, self.solver)
