@@ -139,8 +139,10 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        # NaN/None cells are accepted (counted per family at fit, summed out at predict) unless missing="error"
-        tags.input_tags.allow_nan = getattr(self, "missing", "error") == "available_case"
+        # NaN/None cells are accepted at fit (available-case counts) and predict (summed out) with
+        # missing="available_case", unless the structure search needs complete training data
+        tags.input_tags.allow_nan = getattr(self, "missing", "error") == "available_case" and \
+            not self._needs_complete_data
         return tags
 
     # ------------------------------------------------------------------ fit

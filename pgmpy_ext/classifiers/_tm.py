@@ -130,10 +130,10 @@ class StructuralTMClassifier(BNClassifierBase):
         left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
         index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
         only, and ``"error"`` would then stop the whole cross-validation of raw columns.
-    missing : {"available_case", "error"}, default "available_case"
-        NaN/None feature cells. ``"available_case"``: at fit every count uses the rows where its family is observed
-        (pgmpy's and bnclassify's rule; a learner whose structure search needs complete data says so), at predict
-        missing features are summed out exactly. ``"error"``: refused at fit and at predict.
+    missing : {"error", "available_case"}, default "error"
+        NaN/None feature cells. This learner's structure search needs complete training data, so ``fit`` refuses
+        them either way (naming the column and the row); ``"available_case"`` accepts them at predict, where they
+        are summed out exactly. ``"error"``: refused at predict too.
 
     Attributes
     ----------
@@ -168,7 +168,7 @@ class StructuralTMClassifier(BNClassifierBase):
 
     def __init__(self, *, alpha=0.0, tol=1e-3, max_iter=1000, line_search="grid", solver="tm", warm_start=False,
                  n_jobs=1, random_state=None, show_progress=False, handle_unknown="ignore",
-                 missing="available_case"):
+                 missing="error"):
         self.alpha = alpha
         self.tol = tol
         self.max_iter = max_iter
