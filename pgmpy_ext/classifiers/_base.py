@@ -186,9 +186,9 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         if self._needs_complete_data and self.encoder_.has_missing:
             r, k = (int(v[0]) for v in np.nonzero(self.encoder_.codes < 0))
             raise ValueError(f"{type(self).__name__} needs complete training data ({self._needs_complete_data}), but "
-                             f"column {self.encoder_.columns[k]!r} is missing at row {frame.index[r]!r}. Impute or drop "
-                             "the rows with missing values before fit (or use a learner with available-case counting, "
-                             "e.g. TANClassifier); missing cells at predict time are summed out.")
+                             f"column {self.encoder_.columns[k]!r} is missing at row {frame.index[r]!r}. Impute or "
+                             "drop the rows with missing values before fit (or use a learner with available-case "
+                             "counting, e.g. TANClassifier); missing cells at predict time are summed out.")
         # a random learner (BAN's ordering) draws from random_state; deterministic ones have no such parameter
         rng = check_generator(self.random_state) if "random_state" in self.get_params(deep=False) else None
         self.structure_ = self._fit_structure(self.encoder_, class_node, rng)

@@ -201,10 +201,11 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         na = frame.isna().to_numpy()
         if na.any():
             r, k = (int(v[0]) for v in np.nonzero(na))
-            raise ValueError(f"{type(self).__name__} cannot fit on missing values (NaN/None): column {frame.columns[k]!r} is "
-                             f"missing at row {frame.index[r]!r}. Its classification M step learns each cluster's "
-                             "network from the member rows and needs them complete; impute or drop the incomplete "
-                             "rows before fit. predict, predict_proba and score sum missing cells out exactly.")
+            raise ValueError(f"{type(self).__name__} cannot fit on missing values (NaN/None): column "
+                             f"{frame.columns[k]!r} is missing at row {frame.index[r]!r}. Its classification M step "
+                             "learns each cluster's network from the member rows and needs them complete; impute or "
+                             "drop the incomplete rows before fit. predict, predict_proba and score sum missing "
+                             "cells out exactly.")
 
     # ------------------------------------------------------------------ predict
     def _codes(self, X) -> np.ndarray:

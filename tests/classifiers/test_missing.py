@@ -187,7 +187,8 @@ def test_cross_validation_with_a_value_in_one_row_only(est, data):
     Xr["b"] = Xr["b"].astype(object)
     Xr.loc["r7", "b"] = "rare"  # in one test fold only: unseen by the model trained without that fold
     scores = cross_val_score(clone(est), Xr, y, cv=KFold(5, shuffle=True, random_state=0))
-    assert scores.shape == (5,) and scores.min() > 0.4
+    assert scores.shape == (5,)
+    assert scores.min() > 0.4
 
 
 @pytest.mark.parametrize("est", ALL, ids=ALL_IDS)
