@@ -213,6 +213,8 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         with ``handle_unknown="ignore"``, for a value unseen at fit (``"error"`` raises naming the row label)."""
         columns = list(self.encoder_.columns)
         frame = self._predict_frame(X, columns)
+        if frame.shape[0] == 0:
+            return np.zeros((0, len(columns)), dtype=np.int32)
         states = {c: self.encoder_.states[k] for k, c in enumerate(columns)}
         return encode(frame[columns], states=states, missing="skip", strict_states=True,
                       handle_unknown=getattr(self, "handle_unknown", "error")).codes

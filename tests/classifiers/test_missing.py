@@ -168,6 +168,7 @@ def test_cem_handle_unknown(data):
     assert_array_equal(cem.predict_proba(new), cem.predict_proba(as_missing))
     with pytest.raises(ValueError, match=r"Column 'a' has value 7 at row 'r1'"):
         cem.set_params(handle_unknown="error").predict(new)
+    assert cem.predict_proba(X.iloc[:0]).shape == (0, 2)
 
 
 @pytest.mark.parametrize("est", ALL, ids=ALL_IDS)

@@ -376,7 +376,7 @@ def test_unseen_value_and_missing_column_errors(planted_data):
     bad = X.iloc[:3].copy()
     bad.loc[bad.index[1], "x3"] = 7
     with pytest.raises(ValueError, match="Column 'x3' has value 7 at row 1 that was not seen during fit"):
-        cem.predict(bad)
+        cem.set_params(handle_unknown="error").predict(bad)
     with pytest.raises(ValueError, match="x2"):
         cem.predict(X.drop(columns="x2"))
 
