@@ -174,7 +174,7 @@ def main(argv=None):
     ap.add_argument("--pgmpy-full", action="store_true", help="time DiscreteEM on all rows (minutes)")
     args = ap.parse_args(argv)
 
-    from pgmpy_ext.clustering._cem_engine import MStep, initial_partition
+    from pgmpy_ext.clustering import MStep, initial_partition
     from pgmpy_ext.data import encode
     from pgmpy_ext.stats import argmax_labels, sample_labels, unique_rows
 

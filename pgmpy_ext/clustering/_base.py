@@ -92,8 +92,10 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         Build the pgmpy objects last: ``model_`` (one network, ``cluster_node_`` a latent parent) or ``models_``
         (``{k: network over the attributes}``, a multinet with ``weights_``).
 
-    Attributes set by the base
-    --------------------------
+    Attributes
+    ----------
+    The base sets these; the subclass documents its own (``labels_``, ``weights_``, ``model_`` or ``models_``, ...).
+
     encoder_ : EncodedData
         The encoded training data (its states are the ones ``predict`` accepts).
     cluster_node_ : str

@@ -1,11 +1,20 @@
 """Encoded data: DataFrame <-> int32 codes + original states + weights + missing-value policy; the discrete-input
 side of the scikit-learn faces."""
 
-from pgmpy_ext.data._encoded import MISSING_POLICIES, EncodedData, encode
+from pgmpy_ext.data._encoded import (
+    FIT_MISSING,
+    HANDLE_UNKNOWN,
+    MAX_NUMERIC_STATES,
+    MISSING_POLICIES,
+    EncodedData,
+    check_fit_frame,
+    check_no_missing,
+    check_numeric_columns,
+    encode,
+    numeric_columns_to_discretize,
+    pgmpy_state_names,
+)
 from pgmpy_ext.data._input import DiscreteInputMixin, as_frame
-from pgmpy_ext.data._encoded import HANDLE_UNKNOWN, MAX_NUMERIC_STATES, numeric_columns_to_discretize
-from pgmpy_ext.data._encoded import check_numeric_columns, pgmpy_state_names
-from pgmpy_ext.data._encoded import FIT_MISSING, check_fit_frame, check_no_missing
 
 __all__ = ["EncodedData", "encode", "MISSING_POLICIES", "DiscreteInputMixin", "as_frame"]
 __all__ += ["HANDLE_UNKNOWN", "MAX_NUMERIC_STATES", "numeric_columns_to_discretize"]

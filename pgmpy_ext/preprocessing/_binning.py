@@ -251,9 +251,10 @@ class EqualWidthDiscretizer(_KBinsDiscretizer):
         (:func:`pgmpy_ext.data.numeric_columns_to_discretize`): float columns with a value that is not a whole
         number, and integer or whole-number float columns with more than
         :data:`pgmpy_ext.data.MAX_NUMERIC_STATES` (50) distinct values (an amount, an age in years); integer-coded
-        categorical columns with at most 50 values pass through. ``"numeric"``: every numeric (not bool, not categorical) column, except whole-number columns with at most
-        ``n_bins`` distinct values, which are kept as they are (D14: e.g. Zoo "legs"; the classifiers treat
-        them as categorical). A list: exactly these columns (integer positions are accepted for array input).
+        categorical columns with at most 50 values pass through. ``"numeric"``: every numeric (not bool, not
+        categorical) column, except whole-number columns with at most ``n_bins`` distinct values, which are kept
+        as they are (D14: e.g. Zoo "legs"; the classifiers treat them as categorical). A list: exactly these
+        columns (integer positions are accepted for array input).
 
     Attributes
     ----------

@@ -125,8 +125,8 @@ class MDLPDiscretizer(_DiscretizerBase):
         :data:`pgmpy_ext.data.MAX_NUMERIC_STATES` (50) distinct values; integer-coded categorical columns with
         at most 50 values pass through, so ``Pipeline([("disc", MDLPDiscretizer()), ("clf", TANClassifier())])``
         takes data such as credit_g as it is. ``"numeric"``: every numeric (not bool, not categorical) column
-        (this also merges the states of int-coded categorical columns, which is rarely wanted). A list: exactly these columns (integer
-        positions are accepted for array input).
+        (this also merges the states of int-coded categorical columns, which is rarely wanted). A list: exactly
+        these columns (integer positions are accepted for array input).
 
     Attributes
     ----------

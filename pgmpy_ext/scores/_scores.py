@@ -9,16 +9,26 @@ constructor, same numbers (to rounding), usable wherever pgmpy takes a score ins
 from __future__ import annotations
 
 import math
+from functools import lru_cache
+
+from pgmpy.utils import preprocess_data
 
 from pgmpy_ext._compat import BaseStructureScore
-from pgmpy_ext.data import encode
+from pgmpy_ext.data import (
+    FIT_MISSING,
+    MAX_NUMERIC_STATES,
+    check_fit_frame,
+    check_no_missing,
+    check_numeric_columns,
+    encode,
+    pgmpy_state_names,
+)
 from pgmpy_ext.stats import FamilyCounter, local_score
 from pgmpy_ext.utils.validation import check_option
 
 __all__ = ["AICScore", "BDeuScore", "BICScore", "K2Score", "LogLikelihoodScore", "MDLScore"]
 
 _LN2 = math.log(2.0)
-
 
 class _FamilyScore(BaseStructureScore):
     """Shared machinery: pgmpy's data handling, one encoding, per-family counting, kernel dispatch.
@@ -29,14 +39,54 @@ class _FamilyScore(BaseStructureScore):
     _tags = {"name": None, "supported_datatype": "discrete", "default_for": None, "is_parameteric": False}
     _kind = None
 
-    def __init__(self, data, state_names=None):
+    def __init__(self, data, state_names=None, *, missing="available_case", max_numeric_states=MAX_NUMERIC_STATES):
+        owner = type(self).__name__
+        check_option(missing, "missing", FIT_MISSING)
+        check_fit_frame(data, owner)
+        if missing == "error":
+            check_no_missing(data, owner)
+        self.missing = missing
+        self.max_numeric_states = max_numeric_states
+        check_numeric_columns(data, max_numeric_states, declared=state_names or ())
         # pgmpy's own preprocessing and state names (sorted observed values unless declared), so cardinalities,
-        # and with them every penalty and prior, are exactly pgmpy's.
-        super().__init__(data, state_names=state_names)
-        self.encoded_ = encode(self.data, states=self.state_names, missing="skip")
+        # and with them every penalty and prior, are exactly pgmpy's. A column whose values cannot be sorted
+        # together (1, "1", "two") gets the classifiers' state order instead of pgmpy's TypeError.
+        try:
+            super().__init__(data, state_names=state_names)
+        except TypeError:  # pgmpy sorted the values of a mixed-type column
+            self.data, self.dtypes = preprocess_data(data)
+            self.variables = list(self.data.columns.values)
+            self.state_names = pgmpy_state_names(data, state_names)
+            self._cached_local_score = lru_cache(maxsize=10000)(self._local_score)
+        self.encoded_ = encode(self.data, states=self.state_names, missing="skip", max_numeric_states=None)
         self._counter = FamilyCounter(self.encoded_)
         # pgmpy's BIC penalty uses len(data): rows with missing values count too.
         self._n_total = float(self.encoded_.n_rows)
+
+    def local_score(self, variable, parents=()) -> float:
+        """Local score of ``variable`` given ``parents`` (any sequence of column labels; cached per family).
+
+        pgmpy's cache is keyed on the arguments, so the parents are passed on as a tuple: a list works too, and
+        ``("a", "b")`` and ``["a", "b"]`` share one cache entry.
+        """
+        if isinstance(parents, (str, bytes)) or not hasattr(parents, "__iter__"):
+            raise TypeError(f"parents must be a sequence of column labels (e.g. a tuple or a list), got "
+                            f"{type(parents).__name__} {parents!r}; write ({parents!r},) for a single parent.")
+        return self._cached_local_score(variable, tuple(parents))
+
+    # pgmpy keeps an lru_cache of a bound method on the instance, which pickle cannot store: drop it (and the
+    # column-major counter copy, rebuilt from encoded_) and rebuild both on load, so scores go through
+    # pickle and joblib's process backends.
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_cached_local_score", None)
+        state.pop("_counter", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._counter = FamilyCounter(self.encoded_)
+        self._cached_local_score = lru_cache(maxsize=10000)(self._local_score)
 
     def _family(self, variable, parents):
         """Column positions of the child and of its parents (sorted; family scores do not depend on the order)."""
@@ -74,6 +124,15 @@ class LogLikelihoodScore(_FamilyScore):
     state_names : dict, optional
         ``{variable: [states]}``; states may include values that do not occur. Default: the sorted observed values
         (pgmpy's rule, also for categorical columns with unused categories).
+
+    missing : {"available_case", "error"}, default "available_case"
+        Missing cells (NaN/None): ``"available_case"`` counts each family over the rows where the child and all its
+        parents are observed, which is what pgmpy's own scores do, so the default keeps drop-in equality with
+        pgmpy on data with NaN (and :math:`N` in a penalty is still every row, pgmpy's ``len(data)``);
+        ``"error"`` refuses the first missing cell, naming its column and row label.
+    max_numeric_states : int or None, default 50
+        The numeric-column rule of :func:`pgmpy_ext.data.encode`: an integer or whole-number float column with more
+        distinct values than this (and no declared ``state_names``) raises; pgmpy would take it as categorical.
 
     Attributes
     ----------
@@ -115,6 +174,15 @@ class BICScore(LogLikelihoodScore):
         Discrete data, one column per variable; missing values (NaN/None) are skipped per family, as pgmpy does.
     state_names : dict, optional
         ``{variable: [states]}``; states may include values that do not occur (they raise the parameter count).
+
+    missing : {"available_case", "error"}, default "available_case"
+        Missing cells (NaN/None): ``"available_case"`` counts each family over the rows where the child and all its
+        parents are observed, which is what pgmpy's own scores do, so the default keeps drop-in equality with
+        pgmpy on data with NaN (and :math:`N` in a penalty is still every row, pgmpy's ``len(data)``);
+        ``"error"`` refuses the first missing cell, naming its column and row label.
+    max_numeric_states : int or None, default 50
+        The numeric-column rule of :func:`pgmpy_ext.data.encode`: an integer or whole-number float column with more
+        distinct values than this (and no declared ``state_names``) raises; pgmpy would take it as categorical.
 
     Attributes
     ----------
@@ -161,6 +229,15 @@ class AICScore(LogLikelihoodScore):
     state_names : dict, optional
         ``{variable: [states]}``; states may include values that do not occur.
 
+    missing : {"available_case", "error"}, default "available_case"
+        Missing cells (NaN/None): ``"available_case"`` counts each family over the rows where the child and all its
+        parents are observed, which is what pgmpy's own scores do, so the default keeps drop-in equality with
+        pgmpy on data with NaN (and :math:`N` in a penalty is still every row, pgmpy's ``len(data)``);
+        ``"error"`` refuses the first missing cell, naming its column and row label.
+    max_numeric_states : int or None, default 50
+        The numeric-column rule of :func:`pgmpy_ext.data.encode`: an integer or whole-number float column with more
+        distinct values than this (and no declared ``state_names``) raises; pgmpy would take it as categorical.
+
     Attributes
     ----------
     encoded_ : pgmpy_ext.EncodedData
@@ -200,6 +277,15 @@ class K2Score(_FamilyScore):
         Discrete data, one column per variable; missing values (NaN/None) are skipped per family, as pgmpy does.
     state_names : dict, optional
         ``{variable: [states]}``; states may include values that do not occur.
+
+    missing : {"available_case", "error"}, default "available_case"
+        Missing cells (NaN/None): ``"available_case"`` counts each family over the rows where the child and all its
+        parents are observed, which is what pgmpy's own scores do, so the default keeps drop-in equality with
+        pgmpy on data with NaN (and :math:`N` in a penalty is still every row, pgmpy's ``len(data)``);
+        ``"error"`` refuses the first missing cell, naming its column and row label.
+    max_numeric_states : int or None, default 50
+        The numeric-column rule of :func:`pgmpy_ext.data.encode`: an integer or whole-number float column with more
+        distinct values than this (and no declared ``state_names``) raises; pgmpy would take it as categorical.
 
     Attributes
     ----------
@@ -254,6 +340,15 @@ class BDeuScore(_FamilyScore):
     state_names : dict, optional
         ``{variable: [states]}``; states may include values that do not occur.
 
+    missing : {"available_case", "error"}, default "available_case"
+        Missing cells (NaN/None): ``"available_case"`` counts each family over the rows where the child and all its
+        parents are observed, which is what pgmpy's own scores do, so the default keeps drop-in equality with
+        pgmpy on data with NaN (and :math:`N` in a penalty is still every row, pgmpy's ``len(data)``);
+        ``"error"`` refuses the first missing cell, naming its column and row label.
+    max_numeric_states : int or None, default 50
+        The numeric-column rule of :func:`pgmpy_ext.data.encode`: an integer or whole-number float column with more
+        distinct values than this (and no declared ``state_names``) raises; pgmpy would take it as categorical.
+
     Attributes
     ----------
     encoded_ : pgmpy_ext.EncodedData
@@ -293,13 +388,14 @@ class BDeuScore(_FamilyScore):
     _tags = {"name": "bdeu-ext", "supported_datatype": "discrete", "default_for": None, "is_parameteric": True}
     _kind = "bdeu"
 
-    def __init__(self, data, equivalent_sample_size=10, state_names=None):
+    def __init__(self, data, equivalent_sample_size=10, state_names=None, *, missing="available_case",
+                 max_numeric_states=MAX_NUMERIC_STATES):
         if isinstance(equivalent_sample_size, bool) or not isinstance(equivalent_sample_size, (int, float)):
             raise TypeError(f"equivalent_sample_size must be a number, got {type(equivalent_sample_size).__name__}.")
         if not equivalent_sample_size > 0:
             raise ValueError(f"equivalent_sample_size == {equivalent_sample_size}, must be > 0.")
         self.equivalent_sample_size = equivalent_sample_size
-        super().__init__(data, state_names=state_names)
+        super().__init__(data, state_names=state_names, missing=missing, max_numeric_states=max_numeric_states)
 
     def _from_table(self, table, q_total: int, observed_only: bool) -> float:
         return float(local_score("bdeu", table, equivalent_sample_size=float(self.equivalent_sample_size),
@@ -335,6 +431,15 @@ class MDLScore(_FamilyScore):
         Natural logarithms (nats; the spec's recommendation, A.11-3) or base 2 (bits). The same base is used for
         the likelihood and for :math:`\log N`.
 
+    missing : {"available_case", "error"}, default "available_case"
+        Missing cells (NaN/None): ``"available_case"`` counts each family over the rows where the child and all its
+        parents are observed, which is what pgmpy's own scores do, so the default keeps drop-in equality with
+        pgmpy on data with NaN (and :math:`N` in a penalty is still every row, pgmpy's ``len(data)``);
+        ``"error"`` refuses the first missing cell, naming its column and row label.
+    max_numeric_states : int or None, default 50
+        The numeric-column rule of :func:`pgmpy_ext.data.encode`: an integer or whole-number float column with more
+        distinct values than this (and no declared ``state_names``) raises; pgmpy would take it as categorical.
+
     Attributes
     ----------
     encoded_ : pgmpy_ext.EncodedData
@@ -364,10 +469,11 @@ class MDLScore(_FamilyScore):
     _tags = {"name": "mdl-ext", "supported_datatype": "discrete", "default_for": None, "is_parameteric": False}
     _kind = "bic"
 
-    def __init__(self, data, state_names=None, log_base="e"):
+    def __init__(self, data, state_names=None, log_base="e", *, missing="available_case",
+                 max_numeric_states=MAX_NUMERIC_STATES):
         check_option(log_base, "log_base", ("e", 2))
         self.log_base = log_base
-        super().__init__(data, state_names=state_names)
+        super().__init__(data, state_names=state_names, missing=missing, max_numeric_states=max_numeric_states)
         self._scale = 1.0 if log_base == "e" else 1.0 / _LN2
 
     def _from_table(self, table, q_total: int, observed_only: bool) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -12,7 +13,43 @@ from pgmpy_ext.data import EncodedData
 from pgmpy_ext.utils.validation import effective_n_threads
 
 __all__ = ["family_counts", "family_counts_codes", "family_counts_many", "pair_offsets",
-           "pairwise_counts", "PairwiseCounts", "unique_rows", "UniqueRows"]
+           "pairwise_counts", "PairwiseCounts", "unique_rows", "UniqueRows", "MAX_TABLE_BYTES", "check_table_size"]
+
+#: The largest count buffer (in bytes, float64 cells) the counting wrappers allocate: 2 GiB. A family or a set of
+#: pair tables above it is refused with a ``ValueError`` giving the sizes and the columns, before anything is
+#: allocated (two identifier-like columns of 16,000 states each would otherwise ask TAN for 3.8 GiB and die with
+#: ``MemoryError``, or swap). Raise it (``pgmpy_ext.stats._counting.MAX_TABLE_BYTES = ...``) on a machine that has
+#: the memory.
+MAX_TABLE_BYTES = 2 * 1024**3
+
+
+def _gib(n_bytes: float) -> str:
+    return f"{n_bytes / 1024**3:.2f} GiB"
+
+
+def check_table_size(n_cells: int, what: str, detail: str = "") -> None:
+    """Refuse a float64 count buffer of ``n_cells`` cells above :data:`MAX_TABLE_BYTES`, before allocating it.
+
+    ``what`` names the table (e.g. "the family table of 'X' given ['A', 'B']"), ``detail`` the columns and states
+    that make it large. Integer arithmetic: a product of cardinalities that overflows float or int64 is caught.
+
+    Examples
+    --------
+    >>> check_table_size(10**12, "a test table")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: a test table would need 7450.58 GiB (1000000000000 float64 cells), more than ...
+    """
+    n_bytes = int(n_cells) * 8
+    if n_bytes > MAX_TABLE_BYTES:
+        raise ValueError(f"{what} would need {_gib(n_bytes)} ({int(n_cells)} float64 cells), more than "
+                         f"pgmpy_ext.stats._counting.MAX_TABLE_BYTES = {_gib(MAX_TABLE_BYTES)}; it is refused before "
+                         f"allocation.{(' ' + detail) if detail else ''} Columns with that many states are usually "
+                         "identifiers or numeric measurements: drop them, discretise them, or merge their states.")
+
+
+def _family_detail(labels, cards) -> str:
+    return "States per column: " + ", ".join(f"{c!r}: {int(k)}" for c, k in zip(labels, cards)) + "."
 
 
 def family_counts_codes(codes: np.ndarray, columns: Sequence[int], cards: Sequence[int],
@@ -20,7 +57,10 @@ def family_counts_codes(codes: np.ndarray, columns: Sequence[int], cards: Sequen
     """Counts of the family ``columns`` (child first) on a raw code matrix; returns an array shaped ``cards``."""
     cols = np.asarray(columns, dtype=np.intp)
     cds = np.asarray(cards, dtype=np.intp)
-    out = np.zeros(int(np.prod(cds)) if cds.size else 1, dtype=np.float64)
+    size = math.prod(int(c) for c in cds)
+    if size * 8 > MAX_TABLE_BYTES:
+        check_table_size(size, f"the family table of columns {cols.tolist()!r}", _family_detail(cols.tolist(), cds))
+    out = np.zeros(size, dtype=np.float64)
     w = np.empty(0, dtype=np.float64) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     _counting.family_counts(codes, cols, cds, w, out)
     return out.reshape(tuple(cds))
@@ -62,7 +102,11 @@ def family_counts(data: EncodedData, child, parents: Sequence = (), weights=None
     if sort_parents:
         parents = _sorted_labels(parents)
     cols = data.indices([child, *parents])
-    out = np.zeros(int(np.prod(data.cards[cols])), dtype=np.float64)
+    size = math.prod(int(c) for c in data.cards[cols])
+    if size * 8 > MAX_TABLE_BYTES:
+        check_table_size(size, f"the family table of {child!r} given {parents!r}",
+                         _family_detail([child, *parents], data.cards[cols]))
+    out = np.zeros(size, dtype=np.float64)
     _counting.family_counts(data.codes, cols, data.cards[cols], data.kernel_weights(weights), out)
     return out.reshape(tuple(data.cards[cols]))
 
@@ -90,8 +134,10 @@ def family_counts_many(data: EncodedData, families: Sequence[tuple], weights=Non
     fam_ptr = [0]
     cols: list[int] = []
     shapes = []
+    labels = []
     for child, parents in families:
         parents = list(parents)
+        labels.append([child, *parents])
         if child in parents:
             raise ValueError(f"Column {child!r} cannot be its own parent.")
         idx = data.indices([child, *parents])
@@ -100,8 +146,14 @@ def family_counts_many(data: EncodedData, families: Sequence[tuple], weights=Non
         shapes.append(tuple(int(c) for c in data.cards[idx]))
     cols_np = np.asarray(cols, dtype=np.intp)
     cards_np = data.cards[cols_np] if cols else np.zeros(0, dtype=np.intp)
+    sizes = [math.prod(s) for s in shapes]
+    largest = int(np.argmax(sizes)) if sizes else 0
+    if sum(sizes) * 8 > MAX_TABLE_BYTES:
+        check_table_size(sum(sizes), f"the {len(shapes)} family tables",
+                         f"The largest is the family of {labels[largest][0]!r} given {labels[largest][1:]!r}: "
+                         + _family_detail(labels[largest], shapes[largest]))
     tab = np.zeros(len(shapes) + 1, dtype=np.intp)
-    np.cumsum([int(np.prod(s)) for s in shapes], out=tab[1:]) if shapes else None
+    np.cumsum(sizes, out=tab[1:]) if shapes else None
     out = np.zeros(int(tab[-1]), dtype=np.float64)
     _counting.family_counts_multi(data.codes, np.asarray(fam_ptr, dtype=np.intp), cols_np,
                                   np.ascontiguousarray(cards_np, dtype=np.intp), tab, data.kernel_weights(weights), out)
@@ -120,7 +172,7 @@ def pair_offsets(cards: np.ndarray, cond_card: int = 1) -> np.ndarray:
     cards = np.asarray(cards, dtype=np.intp)
     m = cards.shape[0]
     iu, ju = np.triu_indices(m, k=1)
-    sizes = cards[iu] * cards[ju] * int(cond_card)
+    sizes = cards[iu].astype(np.int64) * cards[ju] * int(cond_card)
     off = np.zeros(sizes.shape[0] + 1, dtype=np.intp)
     np.cumsum(sizes, out=off[1:])
     return off
@@ -208,6 +260,14 @@ def pairwise_counts(data: EncodedData, features: Sequence | None = None, cond=No
         cidx = data.index(cond)
         ccard = int(data.cards[cidx])
     off = pair_offsets(cards, ccard)
+    if int(off[-1]) * 8 > MAX_TABLE_BYTES:
+        iu, ju = np.triu_indices(len(features), k=1)
+        p = int(np.argmax(cards[iu] * cards[ju]))
+        a, b = int(iu[p]), int(ju[p])
+        check_table_size(int(off[-1]), f"the pairwise counts of {len(features)} features"
+                         + ("" if cond is None else f" given {cond!r} ({ccard} states)"),
+                         f"The largest pair is {features[a]!r} ({int(cards[a])} states) x {features[b]!r} "
+                         f"({int(cards[b])} states): {_gib(int(cards[a]) * int(cards[b]) * ccard * 8)}.")
     out = np.zeros(int(off[-1]), dtype=np.float64)
     _counting.pairwise_counts(data.codes, fidx, cards, cidx, ccard, data.kernel_weights(weights), off, out,
                               effective_n_threads(n_jobs))

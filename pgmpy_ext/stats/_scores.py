@@ -9,6 +9,8 @@ import numpy as np
 
 from pgmpy_ext._core import _scores
 from pgmpy_ext.data import EncodedData
+from pgmpy_ext.stats import _counting as _counting_py
+from pgmpy_ext.stats._counting import check_table_size
 from pgmpy_ext.utils.validation import check_option
 
 __all__ = ["SCORE_KINDS", "FamilyCounter", "local_score"]
@@ -155,6 +157,7 @@ class FamilyCounter:
         self.cards = np.ascontiguousarray(data.cards, dtype=np.intp)
         self._cards = [int(c) for c in self.cards]
         self._weights = data.kernel_weights(weights)
+        self._labels = list(data.columns)
         n_rows = data.n_rows
         self.dense_max_cells = max(65536, 2 * n_rows) if dense_max_cells is None else int(dense_max_cells)
 
@@ -180,10 +183,16 @@ class FamilyCounter:
         size = k_cards[0] * q_total
         cols = np.array([child, *parents], dtype=np.intp)
         if size <= self.dense_max_cells:
+            if size * 8 > _counting_py.MAX_TABLE_BYTES:  # (messages built only when needed: this is the hot path)
+                check_table_size(size, self._what(cols), f"States: {k_cards!r}.")
             out = np.zeros(size, dtype=np.float64)
             _scores.family_counts_colmajor(self.codes_t, cols, np.array(k_cards, dtype=np.intp), self._weights, out)
             return out.reshape(k_cards[0], q_total), q_total
         return self._sparse_table(cols, k_cards), q_total
+
+    def _what(self, cols: np.ndarray) -> str:
+        labels = self._labels
+        return f"the family table of {labels[cols[0]]!r} given {[labels[c] for c in cols[1:]]!r}"
 
     def _sparse_table(self, cols: np.ndarray, k_cards: list) -> np.ndarray:
         """(r, q_obs) table over the parent configurations that occur, in C order (ascending mixed-radix key)."""
@@ -207,6 +216,9 @@ class FamilyCounter:
         else:  # keys would overflow int64: lexicographic unique of the code columns (same order)
             uniq, inverse = np.unique(par, axis=1, return_inverse=True)
             n_cfg = uniq.shape[1]
+        if k_cards[0] * max(n_cfg, 1) * 8 > _counting_py.MAX_TABLE_BYTES:
+            check_table_size(k_cards[0] * max(n_cfg, 1), self._what(cols),
+                             f"{k_cards[0]} child states x {n_cfg} observed parent configurations.")
         table = np.zeros((k_cards[0], max(n_cfg, 1)), dtype=np.float64)
         np.add.at(table, (child, inverse.reshape(-1)), 1.0 if w is None else w)
         return table

@@ -12,9 +12,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
+from pgmpy.utils import preprocess_data
 
 from pgmpy_ext._compat import DAG, StructureEstimator
-from pgmpy_ext.data import EncodedData, encode
+from pgmpy_ext.data import (
+    FIT_MISSING,
+    MAX_NUMERIC_STATES,
+    EncodedData,
+    check_fit_frame,
+    check_no_missing,
+    check_numeric_columns,
+    encode,
+    pgmpy_state_names,
+)
+from pgmpy_ext.utils.validation import check_option
 
 __all__ = ["ClassifierStructure", "ClassifierSearchBase", "check_class_node"]
 
@@ -123,19 +134,58 @@ class ClassifierSearchBase(StructureEstimator):
     Parameters
     ----------
     data : pandas.DataFrame
-        Discrete data, one column per variable, the class included. Missing values are not supported.
+        Discrete data, one column per variable, the class included. An object column may mix types (``1``,
+        ``"1"``, ``"two"``): its states are those the classifiers give it (distinct by type, ordered by
+        ``(type name, repr)``), where pgmpy itself would raise ``TypeError``.
     state_names : dict, optional
         ``{column: [states]}`` (pgmpy's convention).
     n_jobs : int, default 1
         Threads for the counting kernels (results do not depend on it).
+    missing : {"available_case", "error"}, default "available_case"
+        Missing cells (NaN/None). ``"available_case"`` codes them ``-1`` and every count the search uses is taken
+        over the rows where the variables of that count are observed (a pair table over the rows where both
+        features and the class are observed, a family over the rows where the whole family is), as pgmpy's
+        scores and bnclassify do. It is the default for the same reason as in :mod:`pgmpy_ext.scores`: pgmpy's
+        faces accept data with NaN and count available cases, and ours stay drop-in for that data. The searches
+        whose engine needs complete data (``ABNSearch``, ``SelectiveNBSearch``, ``StructuralTMSearch``) refuse
+        missing values at construction. ``"error"`` refuses the first missing cell, naming its column and row
+        label.
+    max_numeric_states : int or None, default 50
+        The numeric-column rule of :func:`pgmpy_ext.data.encode`: an integer or whole-number float column with more
+        distinct values than this (and no declared ``state_names``) raises with the fix (a discretiser, or
+        ``astype("category")``).
     """
 
-    def __init__(self, data: pd.DataFrame, state_names: dict | None = None, n_jobs: int = 1, **kwargs):
-        if not isinstance(data, pd.DataFrame):
-            raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}.")
-        super().__init__(data=data, state_names=state_names, **kwargs)
+    #: Searches whose engine needs complete data (their engines refuse -1 codes): refused at construction, with
+    #: one message. (Class names, so that this base needs no edit in the search modules; a class attribute in each
+    #: module would be the tidier home.)
+    _AVAILABLE_CASE_UNSUPPORTED = frozenset({"ABNSearch", "SelectiveNBSearch", "StructuralTMSearch"})
+
+    def __init__(self, data: pd.DataFrame, state_names: dict | None = None, n_jobs: int = 1, *,
+                 missing: str = "available_case", max_numeric_states: int | None = MAX_NUMERIC_STATES, **kwargs):
+        owner = type(self).__name__
+        check_fit_frame(data, owner)
+        check_option(missing, "missing", FIT_MISSING)
+        if missing == "error":
+            check_no_missing(data, owner)
+        elif owner in self._AVAILABLE_CASE_UNSUPPORTED and data.isna().to_numpy().any():
+            raise ValueError(f"{owner} needs complete data: its engine cannot count available cases, and the data have "
+                             "missing values (NaN/None). Impute or drop them (e.g. data.dropna()).")
+        self.missing = missing
+        self.max_numeric_states = max_numeric_states
+        check_numeric_columns(data, max_numeric_states, declared=state_names or ())
+        try:
+            super().__init__(data=data, state_names=state_names, **kwargs)
+        except TypeError:  # pgmpy sorted the values of a mixed-type column: the classifiers' states instead
+            if kwargs:
+                raise
+            self.independencies = None
+            self.data, self.dtypes = preprocess_data(data)
+            self.variables = list(self.data.columns.values)
+            self.state_names = pgmpy_state_names(data, state_names)
         self.n_jobs = n_jobs
-        self.encoded_ = encode(self.data, states=self.state_names, missing="error")
+        self.encoded_ = encode(self.data, states=self.state_names,
+                               missing="skip" if missing == "available_case" else "error", max_numeric_states=None)
 
     def _estimate(self, engine, class_node, **options) -> DAG:
         if class_node is None:

@@ -17,8 +17,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import pgmpy_ext.clustering._cem_engine as engine
 from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD, VariableElimination
-from pgmpy_ext.clustering import CEMClustering, fit_cem
-from pgmpy_ext.clustering._cem_engine import MStep
+from pgmpy_ext.clustering import CEMClustering, MStep, fit_cem
 from pgmpy_ext.data import EncodedData, encode
 from pgmpy_ext.evaluation import clustering_accuracy
 from pgmpy_ext.models import BatchPosterior, minimal_parents, multinet_to_network

@@ -425,6 +425,37 @@ def test_layout_build_errors():
         lay.block_shape("Q")
 
 
+
+def test_layout_is_a_block_layout_keyed_by_node():
+    """NetworkLayout speaks the one flat-buffer protocol (stats._layout.BlockLayout): block v is node v's table."""
+    from pgmpy_ext.stats._layout import BlockLayout
+    from pgmpy_ext.utils import normalize_columns
+
+    lay = NetworkLayout.build({"C": [], "A": ["C"], "B": ["A", "C"]}, {"C": 2, "A": 3, "B": 4}, ["A", "B"], "C")
+    assert isinstance(lay, BlockLayout)
+    assert lay.block_offsets is lay.tab_offsets
+    assert lay.block_shapes == ((2,), (3, 2), (4, 3, 2))
+    assert lay.block_shapes == tuple(lay.block_shape(n) for n in lay.nodes)
+    assert (lay.n_blocks, lay.size) == (3, 2 + 6 + 24)
+    rng = np.random.default_rng(0)
+    tables = {n: rng.random(shape) for n, shape in zip(lay.nodes, lay.block_shapes)}
+    flat = lay.pack(tables)
+    assert_array_equal(flat, lay.pack_blocks([tables[n] for n in lay.nodes]))
+    for n, t in lay.unpack(flat).items():
+        assert_array_equal(t, tables[n])
+        assert_array_equal(lay.block(flat, n), tables[n])
+    counts = flat.copy()
+    lay.block(counts, "B")[:, 0, 0] = 0.0  # an empty parent configuration of B (the view writes through)
+    for alpha in (0.0, 0.5):
+        probs = lay.normalize(counts, alpha)
+        for v, n in enumerate(lay.nodes):
+            r = lay.block_shapes[v][0]
+            want = normalize_columns(lay.block(counts, n).reshape(r, -1), alpha)
+            assert_array_equal(lay.block(probs, n).reshape(r, -1), want)
+    assert_array_equal(lay.block(lay.normalize(counts), "B")[:, 0, 0], np.full(4, 0.25))
+    with pytest.raises(ValueError, match=r"counts has shape \(5,\), expected \(32,\)"):
+        lay.normalize(np.zeros(5))
+
 def test_wrapper_errors_name_the_variables():
     lay = nb_layout()
     log_cpt = lay.pack(NB_TABLES, log=True)
