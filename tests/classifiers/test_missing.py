@@ -241,3 +241,28 @@ def test_cross_validation_with_handle_unknown_error_fails(data):
     with pytest.raises(ValueError, match=r"Column 'b' has value 'rare' at row 'r7' that was not seen during fit"):
         cross_val_score(NaiveBayesClassifier(handle_unknown="error"), Xr, y, cv=KFold(5, shuffle=True, random_state=0),
                         error_score="raise")
+
+
+@pytest.mark.parametrize("est", [TANClassifier(), KDBClassifier(k=2), BANClassifier(max_parents=2, random_state=0)],
+                         ids=["TAN", "kDB2", "BAN2"])
+def test_available_case_cpds_equal_pgmpy(est, data):
+    """With missing training cells, every CPD equals pgmpy's Dirichlet estimate on the same DAG and data (pgmpy
+    counts, per family, the rows where the family is observed), and differs from the complete-case estimate."""
+    from pgmpy.parameter_estimator import DiscreteBayesianEstimator
+
+    X, y = data
+    Xm = X.astype(object).mask(np.random.default_rng(6).random(X.shape) < 0.15)
+    clf = clone(est).fit(Xm, y)
+    states = clf.model_.states
+    df = pd.concat([Xm, y], axis=1)
+    fit_on = {"available": df, "complete": df.dropna()}
+    ref = {k: {c.variable: c for c in DiscreteBayesianEstimator(state_names=states, prior_type="dirichlet",
+                                                                pseudo_counts=1.0).fit(clf.model_.copy(), d).parameters_}
+           for k, d in fit_on.items()}
+    differs = False
+    for node in clf.model_.nodes():
+        ours, theirs = clf.model_.get_cpds(node), ref["available"][node]
+        assert ours.variables == theirs.variables
+        assert_allclose(ours.get_values(), theirs.get_values(), rtol=1e-12, atol=1e-15)
+        differs |= not np.allclose(ours.get_values(), ref["complete"][node].get_values())
+    assert differs
