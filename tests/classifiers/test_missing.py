@@ -256,9 +256,10 @@ def test_available_case_cpds_equal_pgmpy(est, data):
     states = clf.model_.states
     df = pd.concat([Xm, y], axis=1)
     fit_on = {"available": df, "complete": df.dropna()}
-    ref = {k: {c.variable: c for c in DiscreteBayesianEstimator(state_names=states, prior_type="dirichlet",
-                                                                pseudo_counts=1.0).fit(clf.model_.copy(), d).parameters_}
-           for k, d in fit_on.items()}
+    ref = {}
+    for k, d in fit_on.items():
+        pe = DiscreteBayesianEstimator(state_names=states, prior_type="dirichlet", pseudo_counts=1.0)
+        ref[k] = {c.variable: c for c in pe.fit(clf.model_.copy(), d).parameters_}
     differs = False
     for node in clf.model_.nodes():
         ours, theirs = clf.model_.get_cpds(node), ref["available"][node]
