@@ -268,6 +268,13 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         frame = self._predict_frame(X, features)
         if frame.shape[0] == 0:
             return np.zeros((0, len(features)), dtype=np.int32)
+        if self.missing == "error":
+            na = frame[features].isna().to_numpy()
+            if na.any():
+                r, k = (int(v[0]) for v in np.nonzero(na))
+                raise ValueError(f"Column {features[k]!r} has a missing value (NaN/None) at row {frame.index[r]!r}; "
+                                 f"{type(self).__name__}(missing='error') refuses it. Use missing='available_case' "
+                                 "to sum missing features out exactly, or impute them.")
         return self.encoder_.transform(frame, columns=features, handle_unknown=self.handle_unknown).codes
 
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:

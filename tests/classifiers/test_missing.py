@@ -205,6 +205,10 @@ def test_missing_training_cells(est, data):
         return
     with pytest.raises(ValueError, match=r"Column '\w' has a missing value"):
         clone(est).set_params(missing="error").fit(Xm, y)
+    strict = clone(est).set_params(missing="error").fit(X, y)
+    with pytest.raises(ValueError, match=rf"Column '{X.columns[k]}' has a missing value \(NaN/None\) at row 'r{r}'; "
+                                         rf"{type(est).__name__}\(missing='error'\) refuses it"):
+        strict.predict(Xm)
     fitted = clone(est).fit(Xm, y)
     proba = fitted.predict_proba(Xm)
     assert np.isfinite(proba).all()
