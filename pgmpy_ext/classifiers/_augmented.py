@@ -26,6 +26,16 @@ class NaiveBayesClassifier(BNClassifierBase):
         Threads for the counting and posterior kernels (results do not depend on it).
     show_progress : bool, default False
         Unused by naive Bayes.
+    handle_unknown : {"ignore", "error"}, default "ignore"
+        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
+        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
+        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
+        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
+        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
+    missing : {"available_case", "error"}, default "available_case"
+        NaN/None feature cells. ``"available_case"``: at fit every count uses the rows where its family is observed
+        (pgmpy's and bnclassify's rule; a learner whose structure search needs complete data says so), at predict
+        missing features are summed out exactly. ``"error"``: refused at fit and at predict.
 
     Attributes
     ----------
@@ -44,11 +54,14 @@ class NaiveBayesClassifier(BNClassifierBase):
     ['yes']
     """
 
-    def __init__(self, *, alpha=1.0, estimator=None, n_jobs=1, show_progress=False):
+    def __init__(self, *, alpha=1.0, estimator=None, n_jobs=1, show_progress=False, handle_unknown="ignore",
+                 missing="available_case"):
         self.alpha = alpha
         self.estimator = estimator
         self.n_jobs = n_jobs
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     def _fit_structure(self, data, class_node, rng):
         return fit_nb(data, class_node, n_jobs=self.n_jobs or 1)
@@ -67,6 +80,16 @@ class TANClassifier(BNClassifierBase):
         distribution, only the CPD layout.
     alpha, estimator, n_jobs, show_progress
         As in :class:`NaiveBayesClassifier`.
+    handle_unknown : {"ignore", "error"}, default "ignore"
+        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
+        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
+        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
+        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
+        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
+    missing : {"available_case", "error"}, default "available_case"
+        NaN/None feature cells. ``"available_case"``: at fit every count uses the rows where its family is observed
+        (pgmpy's and bnclassify's rule; a learner whose structure search needs complete data says so), at predict
+        missing features are summed out exactly. ``"error"``: refused at fit and at predict.
 
     Attributes
     ----------
@@ -87,12 +110,15 @@ class TANClassifier(BNClassifierBase):
     [[0.22, 0.78], [0.821, 0.179]]
     """
 
-    def __init__(self, *, root=None, alpha=1.0, estimator=None, n_jobs=1, show_progress=False):
+    def __init__(self, *, root=None, alpha=1.0, estimator=None, n_jobs=1, show_progress=False, handle_unknown="ignore",
+                 missing="available_case"):
         self.root = root
         self.alpha = alpha
         self.estimator = estimator
         self.n_jobs = n_jobs
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     def _fit_structure(self, data, class_node, rng):
         return fit_tan(data, class_node, root=self.root, n_jobs=self.n_jobs or 1)

@@ -42,6 +42,16 @@ class BANClassifier(BNClassifierBase):
         Seeds the random ordering when ``order`` is None. The same seed gives the same model.
     show_progress : bool, default False
         A progress bar over the K2 steps (when pgmpy's ``config.SHOW_PROGRESS`` is on too).
+    handle_unknown : {"ignore", "error"}, default "ignore"
+        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
+        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
+        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
+        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
+        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
+    missing : {"available_case", "error"}, default "available_case"
+        NaN/None feature cells. ``"available_case"``: at fit every count uses the rows where its family is observed
+        (pgmpy's and bnclassify's rule; a learner whose structure search needs complete data says so), at predict
+        missing features are summed out exactly. ``"error"``: refused at fit and at predict.
 
     Attributes
     ----------
@@ -87,7 +97,8 @@ class BANClassifier(BNClassifierBase):
     """
 
     def __init__(self, *, max_parents=4, order=None, scoring_method="k2", alpha=1.0, estimator=None, n_jobs=1,
-                 random_state=None, show_progress=False):
+                 random_state=None, show_progress=False, handle_unknown="ignore",
+                 missing="available_case"):
         self.max_parents = max_parents
         self.order = order
         self.scoring_method = scoring_method
@@ -96,6 +107,8 @@ class BANClassifier(BNClassifierBase):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     def _check_params(self):
         super()._check_params()

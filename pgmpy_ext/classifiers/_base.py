@@ -32,12 +32,18 @@ from pgmpy_ext.data import (
     as_frame,  # noqa: F401  (compatibility only: clustering and evaluation still import it from here)
     encode,
 )
-from pgmpy_ext.models import build_network, compile_network
-from pgmpy_ext.stats import log_joint_batch
+from pgmpy_ext.models import build_network, compile_network, marginal_log_joint
+from pgmpy_ext.stats import forest_plan
 from pgmpy_ext.structure import ClassifierStructure
 from pgmpy_ext.utils import LOG_PROB_FLOOR, LOG_TINY, check_generator, log_normalize_rows
+from pgmpy_ext.utils.validation import check_option
 
 __all__ = ["BNClassifierBase"]
+
+#: ``handle_unknown`` options: a state unseen at fit either raises or is summed out as a missing observation.
+HANDLE_UNKNOWN = ("ignore", "error")
+#: ``missing`` options: NaN/None cells are counted per family at fit and summed out at predict, or refused.
+MISSING = ("available_case", "error")
 
 
 def _check_targets(y) -> tuple[np.ndarray, np.ndarray]:
@@ -117,6 +123,9 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
     n_features_in_, feature_names_in_ : set by scikit-learn's ``validate_data``.
     """
 
+    #: Why the structure search needs complete training data (falsy: available-case counting works).
+    _needs_complete_data = ""
+
     # ------------------------------------------------------------------ parameters
     def _check_params(self):
         check_scalar(self.alpha, "alpha", numbers.Real, min_val=0.0)
@@ -125,6 +134,16 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
             raise TypeError("estimator must be an instance of a pgmpy DiscreteParameterEstimator (e.g. "
                             f"pgmpy.parameter_estimator.DiscreteMLE()), got {type(estimator).__name__}.")
         self._check_common_params()
+        check_option(self.handle_unknown, "handle_unknown", HANDLE_UNKNOWN)
+        check_option(self.missing, "missing", MISSING)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # NaN/None cells are accepted at fit (available-case counts) and predict (summed out) with
+        # missing="available_case", unless the structure search needs complete training data
+        tags.input_tags.allow_nan = getattr(self, "missing", "error") == "available_case" and \
+            not self._needs_complete_data
+        return tags
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y):
@@ -164,6 +183,12 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
                              "class node gets a distinct name.")
         self.class_node_ = class_node
         self.encoder_ = self._encode_training(frame, y_codes, class_node)
+        if self._needs_complete_data and self.encoder_.has_missing:
+            r, k = (int(v[0]) for v in np.nonzero(self.encoder_.codes < 0))
+            raise ValueError(f"{type(self).__name__} needs complete training data ({self._needs_complete_data}), but "
+                             f"column {self.encoder_.columns[k]!r} is missing at row {frame.index[r]!r}. Impute or "
+                             "drop the rows with missing values before fit (or use a learner with available-case "
+                             "counting, e.g. TANClassifier); missing cells at predict time are summed out.")
         # a random learner (BAN's ordering) draws from random_state; deterministic ones have no such parameter
         rng = check_generator(self.random_state) if "random_state" in self.get_params(deep=False) else None
         self.structure_ = self._fit_structure(self.encoder_, class_node, rng)
@@ -184,7 +209,8 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         # nothing is copied or re-factorised (pandas concatenates column blocks without copying them)
         target = pd.Series(pd.Categorical.from_codes(y_codes, categories=pd.Index(labels, dtype=object)),
                            index=frame.index, name=class_node)
-        return encode(pd.concat([frame, target], axis=1), states={class_node: labels})
+        return encode(pd.concat([frame, target], axis=1), states={class_node: labels},
+                      missing="skip" if self.missing == "available_case" else "error")
 
     def _fit_structure(self, data: EncodedData, class_node, rng: np.random.Generator) -> ClassifierStructure:
         raise NotImplementedError
@@ -235,17 +261,37 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
 
     def _encode_features(self, X) -> np.ndarray:
         """int32 codes ``(n_rows, n_features)`` of new ``X`` with the states learned at fit (the encoder's feature
-        order); a value unseen at fit raises a ValueError naming the column, the value and the row."""
+        order). ``-1`` marks a cell to sum out: a missing cell (NaN/None, with ``missing="available_case"``) or a
+        value unseen at fit (with ``handle_unknown="ignore"``; with ``"error"`` it raises a ValueError naming the
+        column, the value and the row by its index label)."""
         features = self._feature_names()
         frame = self._predict_frame(X, features)
         if frame.shape[0] == 0:
             return np.zeros((0, len(features)), dtype=np.int32)
-        return self.encoder_.transform(frame, columns=features).codes
+        if self.missing == "error":
+            na = frame[features].isna().to_numpy()
+            if na.any():
+                r, k = (int(v[0]) for v in np.nonzero(na))
+                raise ValueError(f"Column {features[k]!r} has a missing value (NaN/None) at row {frame.index[r]!r}; "
+                                 f"{type(self).__name__}(missing='error') refuses it. Use missing='available_case' "
+                                 "to sum missing features out exactly, or impute them.")
+        return self.encoder_.transform(frame, columns=features, handle_unknown=self.handle_unknown).codes
 
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
-        """The hook: ``log p(c, x)`` (natural log), shape (n_rows, n_classes), columns in ``classes_`` order."""
+        """The hook: ``log p(c, x)`` (natural log), shape (n_rows, n_classes), columns in ``classes_`` order.
+
+        Cells coded ``-1`` are summed out exactly (:func:`pgmpy_ext.models.marginal_log_joint`: the forest kernel
+        for one-dependence networks, variable elimination per missingness pattern otherwise); rows without one are
+        bit-identical to the complete-data kernel."""
         net = self._network_
-        return log_joint_batch(net.layout, net.log_cpt, codes, n_jobs=self.n_jobs or 1)[:, self._class_order_]
+        plan = None
+        if (codes < 0).any():
+            cached = self.__dict__.get("_forest_plan_")  # (layout, plan), computed at the first missing cell
+            if cached is None or cached[0] is not net.layout:
+                cached = self._forest_plan_ = (net.layout, forest_plan(net.layout))
+            plan = cached[1]
+        return marginal_log_joint(net.layout, net.log_cpt, codes, plan=plan, n_jobs=self.n_jobs or 1)[
+            :, self._class_order_]
 
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """Joint log-probability ``log p(class, x)`` per row (natural log), columns in ``classes_`` order.

@@ -32,6 +32,16 @@ class CTANClassifier(BNClassifierBase):
         Threads for the pairwise counting and posterior kernels (results do not depend on it).
     show_progress : bool, default False
         Unused.
+    handle_unknown : {"ignore", "error"}, default "ignore"
+        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
+        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
+        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
+        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
+        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
+    missing : {"available_case", "error"}, default "available_case"
+        NaN/None feature cells. ``"available_case"``: at fit every count uses the rows where its family is observed
+        (pgmpy's and bnclassify's rule; a learner whose structure search needs complete data says so), at predict
+        missing features are summed out exactly. ``"error"``: refused at fit and at predict.
 
     Attributes
     ----------
@@ -59,13 +69,16 @@ class CTANClassifier(BNClassifierBase):
     """
 
     def __init__(self, *, root=None, drop_negative_edges=False, alpha=1.0, estimator=None, n_jobs=1,
-                 show_progress=False):
+                 show_progress=False, handle_unknown="ignore",
+                 missing="available_case"):
         self.root = root
         self.drop_negative_edges = drop_negative_edges
         self.alpha = alpha
         self.estimator = estimator
         self.n_jobs = n_jobs
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     def _check_params(self):
         super()._check_params()

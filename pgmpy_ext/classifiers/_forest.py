@@ -42,6 +42,16 @@ class FANClassifier(BNClassifierBase):
         Threads for the counting and posterior kernels (results do not depend on it).
     show_progress : bool, default False
         Unused.
+    handle_unknown : {"ignore", "error"}, default "ignore"
+        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
+        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
+        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
+        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
+        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
+    missing : {"available_case", "error"}, default "available_case"
+        NaN/None feature cells. ``"available_case"``: at fit every count uses the rows where its family is observed
+        (pgmpy's and bnclassify's rule; a learner whose structure search needs complete data says so), at predict
+        missing features are summed out exactly. ``"error"``: refused at fit and at predict.
 
     Attributes
     ----------
@@ -86,13 +96,16 @@ class FANClassifier(BNClassifierBase):
     []
     """
 
-    def __init__(self, *, n_edges=1, root=None, alpha=1.0, estimator=None, n_jobs=1, show_progress=False):
+    def __init__(self, *, n_edges=1, root=None, alpha=1.0, estimator=None, n_jobs=1, show_progress=False,
+                 handle_unknown="ignore", missing="available_case"):
         self.n_edges = n_edges
         self.root = root
         self.alpha = alpha
         self.estimator = estimator
         self.n_jobs = n_jobs
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     def _check_params(self):
         super()._check_params()
@@ -135,6 +148,16 @@ class SBNClassifier(BNClassifierBase):
         Threads for the counting and posterior kernels (results do not depend on it).
     show_progress : bool, default False
         Unused.
+    handle_unknown : {"ignore", "error"}, default "ignore"
+        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
+        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
+        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
+        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
+        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
+    missing : {"available_case", "error"}, default "available_case"
+        NaN/None feature cells. ``"available_case"``: at fit every count uses the rows where its family is observed
+        (pgmpy's and bnclassify's rule; a learner whose structure search needs complete data says so), at predict
+        missing features are summed out exactly. ``"error"``: refused at fit and at predict.
 
     Attributes
     ----------
@@ -202,7 +225,8 @@ class SBNClassifier(BNClassifierBase):
     """
 
     def __init__(self, *, stopping="marginal", integer_code_length=False, penalty_bits=None, max_edges=None,
-                 root=None, alpha=1.0, estimator=None, n_jobs=1, show_progress=False):
+                 root=None, alpha=1.0, estimator=None, n_jobs=1, show_progress=False,
+                 handle_unknown="ignore", missing="available_case"):
         self.stopping = stopping
         self.integer_code_length = integer_code_length
         self.penalty_bits = penalty_bits
@@ -212,6 +236,8 @@ class SBNClassifier(BNClassifierBase):
         self.estimator = estimator
         self.n_jobs = n_jobs
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     def _check_params(self):
         super()._check_params()
@@ -249,6 +275,16 @@ class ABNClassifier(BNClassifierBase):
         Threads for the counting and posterior kernels (results do not depend on it).
     show_progress : bool, default False
         Unused.
+    handle_unknown : {"ignore", "error"}, default "ignore"
+        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
+        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
+        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
+        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
+        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
+    missing : {"error", "available_case"}, default "error"
+        NaN/None feature cells. This learner's structure search needs complete training data, so ``fit`` refuses
+        them either way (naming the column and the row); ``"available_case"`` accepts them at predict, where they
+        are summed out exactly. ``"error"``: refused at predict too.
 
     Attributes
     ----------
@@ -310,13 +346,18 @@ class ABNClassifier(BNClassifierBase):
     True
     """
 
-    def __init__(self, *, weight="mdl_gain", root=None, alpha=1.0, estimator=None, n_jobs=1, show_progress=False):
+    _needs_complete_data = "the MDL decomposition of the ABN search, seed 002 A.11-7"
+
+    def __init__(self, *, weight="mdl_gain", root=None, alpha=1.0, estimator=None, n_jobs=1, show_progress=False,
+                 handle_unknown="ignore", missing="error"):
         self.weight = weight
         self.root = root
         self.alpha = alpha
         self.estimator = estimator
         self.n_jobs = n_jobs
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     def _check_params(self):
         super()._check_params()

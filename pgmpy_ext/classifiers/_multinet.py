@@ -7,7 +7,7 @@ import numpy as np
 from pgmpy_ext.classifiers._base import BNClassifierBase
 from pgmpy_ext.data import EncodedData
 from pgmpy_ext.models import build_network, sorted_parents
-from pgmpy_ext.stats import MultinetLayout, multinet_log_joint
+from pgmpy_ext.stats import MultinetLayout, multinet_log_joint_marginal
 from pgmpy_ext.structure import MultinetStructure, fit_cl_multinet
 from pgmpy_ext.utils import LOG_PROB_FLOOR
 
@@ -37,6 +37,16 @@ class CLMultinetClassifier(BNClassifierBase):
         Threads for the counting and posterior kernels (results do not depend on it).
     show_progress : bool, default False
         Unused.
+    handle_unknown : {"ignore", "error"}, default "ignore"
+        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
+        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
+        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
+        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
+        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
+    missing : {"available_case", "error"}, default "available_case"
+        NaN/None feature cells. ``"available_case"``: at fit every count uses the rows where its family is observed
+        (pgmpy's and bnclassify's rule; a learner whose structure search needs complete data says so), at predict
+        missing features are summed out exactly. ``"error"``: refused at fit and at predict.
 
     Attributes
     ----------
@@ -101,11 +111,14 @@ class CLMultinetClassifier(BNClassifierBase):
     [[0.971, 0.029], [0.065, 0.935]]
     """
 
-    def __init__(self, *, alpha=1.0, root=None, n_jobs=1, show_progress=False):
+    def __init__(self, *, alpha=1.0, root=None, n_jobs=1, show_progress=False, handle_unknown="ignore",
+                 missing="available_case"):
         self.alpha = alpha
         self.root = root
         self.n_jobs = n_jobs
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     def _fit_structure(self, data, class_node, rng):
         return fit_cl_multinet(data, class_node, root=self.root, n_jobs=self.n_jobs or 1)
@@ -139,7 +152,9 @@ class CLMultinetClassifier(BNClassifierBase):
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         # the features are summed first and the class prior added last (hence the zero prior in the kernel), the
         # order of the earlier per-class scoring, so the scores are bit-identical to it
-        lj = multinet_log_joint(self._layout_, self._log_cpt_, np.zeros(len(self.classes_)), codes,
-                                n_jobs=self.n_jobs or 1)
+        # cells coded -1 (missing, or unseen with handle_unknown="ignore") are summed out exactly by the forest pass
+        # of each class's tree; rows without one go through multinet_log_joint itself (bit-identical)
+        lj = multinet_log_joint_marginal(self._layout_, self._log_cpt_, np.zeros(len(self.classes_)), codes,
+                                         n_jobs=self.n_jobs or 1)
         lj += self._log_prior_
         return lj

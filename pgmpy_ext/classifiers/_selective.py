@@ -32,6 +32,16 @@ class SelectiveNBClassifier(BNClassifierBase):
         Threads over candidate features and for the posterior kernel (results do not depend on it).
     show_progress : bool, default False
         A progress bar over the selection steps (when pgmpy's ``config.SHOW_PROGRESS`` is on too).
+    handle_unknown : {"ignore", "error"}, default "ignore"
+        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
+        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
+        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
+        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
+        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
+    missing : {"error", "available_case"}, default "error"
+        NaN/None feature cells. This learner's structure search needs complete training data, so ``fit`` refuses
+        them either way (naming the column and the row); ``"available_case"`` accepts them at predict, where they
+        are summed out exactly. ``"error"``: refused at predict too.
 
     Attributes
     ----------
@@ -82,11 +92,16 @@ class SelectiveNBClassifier(BNClassifierBase):
     [0.543, 0.907]
     """
 
-    def __init__(self, *, alpha=1.0, estimator=None, n_jobs=1, show_progress=False):
+    _needs_complete_data = "the leave-one-out naive Bayes kernel"
+
+    def __init__(self, *, alpha=1.0, estimator=None, n_jobs=1, show_progress=False, handle_unknown="ignore",
+                 missing="error"):
         self.alpha = alpha
         self.estimator = estimator
         self.n_jobs = n_jobs
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     def _fit_structure(self, data, class_node, rng):
         return fit_selective_nb(data, class_node, alpha=float(self.alpha), log_floor=LOG_PROB_FLOOR,

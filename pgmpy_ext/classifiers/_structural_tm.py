@@ -50,6 +50,16 @@ class StructuralTMClassifier(BNClassifierBase):
     show_progress : bool, default False
         A progress bar over the greedy steps, in candidate fits out of ``max_candidates`` (shown only when
         pgmpy's ``config.SHOW_PROGRESS`` is on too).
+    handle_unknown : {"ignore", "error"}, default "ignore"
+        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
+        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
+        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
+        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
+        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
+    missing : {"error", "available_case"}, default "error"
+        NaN/None feature cells. This learner's structure search needs complete training data, so ``fit`` refuses
+        them either way (naming the column and the row); ``"available_case"`` accepts them at predict, where they
+        are summed out exactly. ``"error"``: refused at predict too.
 
     Attributes
     ----------
@@ -86,8 +96,11 @@ class StructuralTMClassifier(BNClassifierBase):
     ['A', 'B']
     """
 
+    _needs_complete_data = "the TM parameter fits of every candidate arc"
+
     def __init__(self, *, alpha=0.0, tol=1e-3, max_iter=1000, line_search="grid", solver="lbfgs", warm_start=False,
-                 max_candidates=MAX_CANDIDATES, n_jobs=1, show_progress=False):
+                 max_candidates=MAX_CANDIDATES, n_jobs=1, show_progress=False, handle_unknown="ignore",
+                 missing="error"):
         self.alpha = alpha
         self.tol = tol
         self.max_iter = max_iter
@@ -97,6 +110,8 @@ class StructuralTMClassifier(BNClassifierBase):
         self.max_candidates = max_candidates
         self.n_jobs = n_jobs
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     def _check_params(self):
         check_tm_params(self.alpha, self.tol, self.max_iter, self.line_search, self.solver)

@@ -156,6 +156,7 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         self._check_params()
         self._check_common_params()
         frame = self._fit_frame(X)
+        self._check_no_missing(frame)
         self.encoder_ = encode(frame)
         prepared = self._prepare_starts(self.encoder_)
         starts, scores, best = run_starts(partial(self._single_start, prepared), int(self.n_init), self.random_state,
@@ -197,9 +198,28 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
             return self.model_
         return multinet_to_network(self.models_, self.weights_, cluster_node=self.cluster_node_, order=order)
 
+    def _check_no_missing(self, frame) -> None:
+        """Refuse missing training cells, naming the first one (column, row index label) and the reason."""
+        na = frame.isna().to_numpy()
+        if na.any():
+            r, k = (int(v[0]) for v in np.nonzero(na))
+            raise ValueError(f"{type(self).__name__} cannot fit on missing values (NaN/None): column "
+                             f"{frame.columns[k]!r} is missing at row {frame.index[r]!r}. Its classification M step "
+                             "learns each cluster's network from the member rows and needs them complete; impute or "
+                             "drop the incomplete rows before fit. predict, predict_proba and score sum missing "
+                             "cells out exactly.")
+
     # ------------------------------------------------------------------ predict
     def _codes(self, X) -> np.ndarray:
-        return self.encoder_.transform(self._predict_frame(X, self.encoder_.columns)).codes
+        """int32 codes of new ``X`` in ``encoder_``'s columns and states; ``-1`` for a missing cell (NaN/None) and,
+        with ``handle_unknown="ignore"``, for a value unseen at fit (``"error"`` raises naming the row label)."""
+        columns = list(self.encoder_.columns)
+        frame = self._predict_frame(X, columns)
+        if frame.shape[0] == 0:
+            return np.zeros((0, len(columns)), dtype=np.int32)
+        states = {c: self.encoder_.states[k] for k, c in enumerate(columns)}
+        return encode(frame[columns], states=states, missing="skip", strict_states=True,
+                      handle_unknown=getattr(self, "handle_unknown", "error")).codes
 
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """``log p(x, cluster = k)`` per row, shape (n_samples, n_clusters)."""

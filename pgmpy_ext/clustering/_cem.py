@@ -16,8 +16,9 @@ from pgmpy_ext.clustering._cem_engine import (
 )
 from pgmpy_ext.data import EncodedData
 from pgmpy_ext.models import cpds_from_counts, sorted_parents
-from pgmpy_ext.stats import multinet_log_joint
+from pgmpy_ext.stats import multinet_log_joint_marginal
 from pgmpy_ext.utils import LOG_PROB_FLOOR
+from pgmpy_ext.utils.validation import check_option
 
 __all__ = ["CEMClustering", "fit_cem"]
 
@@ -99,6 +100,17 @@ class CEMClustering(BaseBNMixture):
         Starts run in parallel with joblib (None or 1: serially). The result does not depend on it.
     show_progress : bool, default False
         Progress bar over the starts (also needs ``pgmpy.config.SHOW_PROGRESS``).
+    handle_unknown : {"ignore", "error"}, default "ignore"
+        A value at predict time that was not seen at fit: ``"ignore"`` treats the cell as missing and sums it out
+        exactly (the posterior equals pgmpy's ``VariableElimination`` on :meth:`to_network` with that attribute left
+        out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its index
+        label. The default is ``"ignore"`` so that a rare value seen only in held-out data does not stop
+        ``predict``/``score`` on it.
+
+    Missing values: ``predict``, ``predict_proba`` and ``score`` accept NaN/None cells and sum them out exactly.
+    ``fit`` refuses them with a ValueError naming the column and the row: the classification M step learns every
+    cluster's tree from its member rows, and available-case trees (pairwise counts over different row sets) are
+    not implemented; impute or drop incomplete training rows.
 
     Attributes
     ----------
@@ -195,7 +207,7 @@ class CEMClustering(BaseBNMixture):
 
     def __init__(self, n_clusters=2, *, model="cl", n_init=10, n_stochastic_steps=200, max_classification_steps=100,
                  init="random_seeds", empty_cluster="reseed", alpha=0.0, stopping="marginal", random_state=None,
-                 n_jobs=None, show_progress=False):
+                 n_jobs=None, show_progress=False, handle_unknown="ignore"):
         self.n_clusters = n_clusters
         self.model = model
         self.n_init = n_init
@@ -208,6 +220,7 @@ class CEMClustering(BaseBNMixture):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
 
     # ------------------------------------------------------------------ BaseBNMixture hooks
     def _check_params(self):
@@ -215,6 +228,7 @@ class CEMClustering(BaseBNMixture):
                          n_stochastic_steps=self.n_stochastic_steps,
                          max_classification_steps=self.max_classification_steps, init=self.init,
                          empty_cluster=self.empty_cluster, alpha=self.alpha, stopping=self.stopping)
+        check_option(self.handle_unknown, "handle_unknown", ("ignore", "error"))
 
     def _progress_desc(self) -> str:
         return f"CEM-{self.model.upper()} starts"
@@ -261,7 +275,9 @@ class CEMClustering(BaseBNMixture):
 
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         layout, log_cpt, log_prior = self._predict_args_
-        return multinet_log_joint(layout, log_cpt, log_prior, codes, n_jobs=self.n_jobs or 1)
+        # the E step of prediction: cells coded -1 (missing, or unseen with handle_unknown="ignore") are summed out
+        # exactly by each cluster's forest pass; complete rows are bit-identical to multinet_log_joint
+        return multinet_log_joint_marginal(layout, log_cpt, log_prior, codes, n_jobs=self.n_jobs or 1)
 
     def _build_network(self, params: CEMParams) -> DiscreteBayesianNetwork:
         """TAN/SBN: one network, the cluster node a latent parent of every attribute."""

@@ -7,3 +7,6 @@ from pgmpy_ext.models._posterior import BatchPosterior, CompiledNetwork, compile
 __all__ = ["BatchPosterior", "CompiledNetwork", "build_network", "compile_network", "cpds_from_counts",
            "cpds_from_layout", "sorted_parents"]
 __all__ += ["minimal_parents", "multinet_to_network"]
+from pgmpy_ext.models._marginal import marginal_log_joint, variable_elimination_log_joint  # noqa: E402
+
+__all__ += ["marginal_log_joint", "variable_elimination_log_joint"]

@@ -44,3 +44,14 @@ __all__ += ["LOO_LOG_FLOOR", "LOO_TIE_RTOL", "LeaveOneOutNB"]
 __all__ += ["TMData", "TMEvaluation"]
 __all__ += ["MultinetLayout", "argmax_labels", "multinet_counts_from_pairs", "multinet_log_joint", "normalize_blocks",
             "reseed_empty_clusters", "sample_labels"]
+from pgmpy_ext.stats._marginal import (  # noqa: E402
+    ForestPlan,
+    forest_plan,
+    log_joint_marginal,
+    multinet_forest_plan,
+    multinet_log_joint_marginal,
+    rows_with_missing,
+)
+
+__all__ += ["ForestPlan", "forest_plan", "log_joint_marginal", "multinet_forest_plan", "multinet_log_joint_marginal",
+            "rows_with_missing"]

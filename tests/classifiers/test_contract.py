@@ -50,7 +50,17 @@ _XFAILS: dict = {
 }
 
 
-@parametrize_with_checks(CLASSIFIERS, expected_failed_checks=lambda est: _XFAILS.get(type(est).__name__, {}))
+def _expected_failures(est) -> dict:
+    out = dict(_XFAILS.get(type(est).__name__, {}))
+    if est.__sklearn_tags__().input_tags.allow_nan:
+        out["check_positive_only_tag_during_fit"] = (
+            "with allow_nan=True (missing='available_case') scikit-learn passes categorical data as float64 and then "
+            "subtracts the column means, so every column has fractional values, which a discrete learner refuses by "
+            "design (the check is about negative values, which are accepted)")
+    return out
+
+
+@parametrize_with_checks(CLASSIFIERS, expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -159,11 +169,11 @@ def test_bad_inputs(est, xy):
     Xn = X.copy()
     Xn.loc[4, "d"] = np.nan
     with pytest.raises(ValueError, match=r"Column 'd' has a missing value \(NaN\) at row 4"):
-        clone(est).fit(Xn, y)
+        clone(est).set_params(missing="error").fit(Xn, y)
     Xf = X.assign(d=X["d"] + 0.5)
     with pytest.raises(ValueError, match=r"Column 'd' has float values \(e.g. 1\d.5\); pgmpy-ext needs discrete"):
         clone(est).fit(Xf, y)
-    fitted = clone(est).fit(X, y)
+    fitted = clone(est).set_params(handle_unknown="error").fit(X, y)
     unseen = X.iloc[:3].copy()
     unseen["d"] = [10, 99, 11]
     with pytest.raises(ValueError, match=r"Column 'd' has value 99 at row 1"):
