@@ -2,7 +2,7 @@
 passed-in uniforms), the C-step (argmax, smallest index on ties), re-seeding of empty clusters, and the M-step's
 gathering of per-cluster family counts out of the pairwise tables N[i, j, x_i, x_j, c] and their normalisation.
 
-Seed 000 section 4 (``../shared/specs/seed000-sbn-cem-nbm.md``). No randomness happens here: the S-step takes one
+Seed 000 section 4 (``docs/decisions/seed000-sbn-cem-nbm.md``). No randomness happens here: the S-step takes one
 uniform per row, drawn by the caller from the fit's Generator.
 
 Multinet layout (built by ``pgmpy_ext.stats.MultinetLayout``)

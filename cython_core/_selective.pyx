@@ -1,7 +1,7 @@
 """Closed-form leave-one-out (LOO) naive Bayes kernels for the selective naive Bayes wrapper (Langley & Sage 1994).
 
-Spec: ``../shared/specs/seed001-tm-classifiers.md`` section 4.2 (A6), with the zero-count convention of seed 000
-D5/D6 (``../shared/specs/seed000-sbn-cem-nbm.md``).
+Spec: ``docs/decisions/seed001-tm-classifiers.md`` section 4.2 (A6), with the zero-count convention of seed 000
+D5/D6 (``docs/decisions/seed000-sbn-cem-nbm.md``).
 
 Held-out model
 --------------

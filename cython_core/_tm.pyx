@@ -1,4 +1,4 @@
-"""Kernels of the discriminative TM algorithm in count space (seed 001 section 5.4, ``../shared/specs/
+"""Kernels of the discriminative TM algorithm in count space (seed 001 section 5.4, ``docs/decisions/
 seed001-tm-classifiers.md``): log-parameters from class-dependent count tables, and the conditional
 log-likelihood with the posterior-weighted expected counts, on unique feature rows with per-class multiplicities.
 

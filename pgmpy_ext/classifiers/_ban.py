@@ -17,7 +17,7 @@ __all__ = ["BANClassifier"]
 class BANClassifier(BNClassifierBase):
     r"""BAN classifier: a K2-learned DAG over the features plus the class as parent of every feature.
 
-    The thesis's protocol (section 4.6, algorithm A10 of ``../shared/specs/seed001-tm-classifiers.md``): the
+    The thesis's protocol (section 4.6, algorithm A10 of ``docs/decisions/seed001-tm-classifiers.md``): the
     feature DAG is learned by the K2 search (section 2.4, A3) on the features only, ignoring the class, with a
     random (seeded) or given ordering and at most ``max_parents`` parents; then the class becomes a parent of
     every feature. Local scores come from the Cython counting and score kernels.

@@ -20,7 +20,7 @@ __all__ = ["ABNClassifier", "FANClassifier", "SBNClassifier"]
 class FANClassifier(BNClassifierBase):
     r"""Forest-augmented naive Bayes with a fixed number of augmenting edges, as a scikit-learn classifier.
 
-    FAN (Lucas 2004) as specified in section 4.4 of ``../shared/specs/seed001-tm-classifiers.md`` (Santafé's
+    FAN (Lucas 2004) as specified in section 4.4 of ``docs/decisions/seed001-tm-classifiers.md`` (Santafé's
     thesis, algorithm A8): the feature forest is the first ``n_edges`` edges that Kruskal's maximum spanning tree
     accepts on I(Xi; Xj | C), so it lies between naive Bayes (``n_edges=0``) and TAN (``n_edges=n_features - 1``).
     Counts and CMI come from the Cython kernels.
@@ -119,7 +119,7 @@ class SBNClassifier(BNClassifierBase):
     r"""Simple Bayesian Network (SBN) classifier: naive Bayes plus a feature forest sized by a Bayesian monitor.
 
     Ruz & Pham's SBN (PhD thesis of G. A. Ruz, chapter 3; Ruz & Pham 2009), as specified in sections 2.3-2.4 of
-    ``../shared/specs/seed000-sbn-cem-nbm.md``. Kruskal's maximum spanning tree on I(Xi; Xj | C) is grown one edge
+    ``docs/decisions/seed000-sbn-cem-nbm.md``. Kruskal's maximum spanning tree on I(Xi; Xj | C) is grown one edge
     at a time, and a Bayes-factor test with a structure prior of ``2**-(code length)`` decides when to stop, so
     the model is naive Bayes on little data and TAN on much. Counts and CMI come from the Cython kernels.
 
@@ -255,7 +255,7 @@ class ABNClassifier(BNClassifierBase):
     r"""MDL-optimal augmented naive Bayes (ABN, a forest-augmented NB), as a scikit-learn classifier.
 
     Hamine & Helman's optimal Augmented Bayes Network, as specified in section A.5 of
-    ``../shared/specs/seed002-003-abn-pena.md``: among all naive Bayes models augmented by a feature forest, the
+    ``docs/decisions/seed002-003-abn-pena.md``: among all naive Bayes models augmented by a feature forest, the
     one with the lowest MDL score (the highest BIC). Counts and CMI come from the Cython kernels.
 
     Parameters

@@ -16,7 +16,7 @@ class KDBClassifier(BNClassifierBase):
     r"""k-dependence Bayesian classifier (Sahami 1996), as a scikit-learn classifier returning a pgmpy network.
 
     Every feature has the class and at most ``k`` other features as parents; the structure is Sahami's greedy kDB
-    as specified in section 4.5 of ``../shared/specs/seed001-tm-classifiers.md`` (algorithm A9, with the figure's
+    as specified in section 4.5 of ``docs/decisions/seed001-tm-classifiers.md`` (algorithm A9, with the figure's
     typos fixed, decision 16). Mutual information and class-conditional mutual information come from the Cython
     counting kernels.
 

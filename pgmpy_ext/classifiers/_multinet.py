@@ -18,7 +18,7 @@ class CLMultinetClassifier(BNClassifierBase):
     r"""Chow-Liu multinet: one Chow-Liu tree over the features per class, as a scikit-learn classifier.
 
     Friedman, Geiger & Goldszmidt's CL multinet, the supervised baseline of Ruz's thesis, as specified in section 3
-    of ``../shared/specs/seed000-sbn-cem-nbm.md``: for each class :math:`k`, a Chow-Liu tree (maximum spanning tree
+    of ``docs/decisions/seed000-sbn-cem-nbm.md``: for each class :math:`k`, a Chow-Liu tree (maximum spanning tree
     of the mutual information) and its CPDs are learned from the rows of that class only, and a row is classified
     by :math:`\arg\max_k \log\alpha_k + \log P_k(x)`. Each class has its own tree, so the model is **not** one
     Bayesian network: it exposes one pgmpy network per class in ``models_`` (and no ``model_``).

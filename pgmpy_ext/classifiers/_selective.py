@@ -13,7 +13,7 @@ class SelectiveNBClassifier(BNClassifierBase):
     r"""Selective naive Bayes: naive Bayes on the features chosen by forward selection on leave-one-out accuracy.
 
     The wrapper of Langley & Sage (1994) as specified in section 4.2 of
-    ``../shared/specs/seed001-tm-classifiers.md`` (algorithm A6, Fig. 4.3): starting from no feature, add the
+    ``docs/decisions/seed001-tm-classifiers.md`` (algorithm A6, Fig. 4.3): starting from no feature, add the
     feature that most increases the leave-one-out (LOO) accuracy of naive Bayes on the training data, while it
     strictly increases. LOO is computed in closed form by the ``_selective`` Cython kernels (each row scored with
     its own counts removed), with the same ``alpha`` and log floor as the fitted model, so the selection optimises

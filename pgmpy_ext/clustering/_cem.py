@@ -54,7 +54,7 @@ class CEMClustering(BaseBNMixture):
     r"""Clustering of discrete data with a mixture of Bayesian networks trained by classification EM.
 
     Pham & Ruz's unsupervised training of Bayesian-network classifiers (Ruz's thesis, chapter 4; spec
-    ``../shared/specs/seed000-sbn-cem-nbm.md`` section 4): the cluster is the hidden class of a CL multinet
+    ``docs/decisions/seed000-sbn-cem-nbm.md`` section 4): the cluster is the hidden class of a CL multinet
     (``model="cl"``: one Chow-Liu tree per cluster), a TAN (``"tan"``: one spanning tree shared by the clusters)
     or an SBN (``"sbn"``: a forest whose size is set by the Bayesian complexity monitor), and the partition and
     the model are fitted together by maximising the classification log-likelihood with Celeux & Govaert's

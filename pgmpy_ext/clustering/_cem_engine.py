@@ -1,6 +1,6 @@
 """The classification-EM engine behind :class:`~pgmpy_ext.clustering.CEMClustering` (no pgmpy objects here).
 
-Seed 000 section 4 (``../shared/specs/seed000-sbn-cem-nbm.md``): a mixture of K one-dependence Bayesian networks
+Seed 000 section 4 (``docs/decisions/seed000-sbn-cem-nbm.md``): a mixture of K one-dependence Bayesian networks
 (a Chow-Liu tree per cluster, "CL"; or one TAN / SBN forest shared by all clusters with the cluster as the class)
 fitted by maximising the classification log-likelihood (CML) with Celeux & Govaert's stochastic (S) and
 classification (C) EM steps.

@@ -20,7 +20,7 @@ def make_corral(*, return_X_y: bool = True, shuffle: bool = False, random_state=
 
     Six binary attributes ``A0, A1, B0, B1, Irrelevant, Correlated`` and a binary class
     ``(A0 and A1) or (B0 and B1)``. ``Irrelevant`` is independent of everything and ``Correlated`` equals the class
-    in exactly 75% of the rows. This is the reconstruction of ``../shared/specs/seed000-sbn-cem-nbm.md`` section
+    in exactly 75% of the rows. This is the reconstruction of ``docs/decisions/seed000-sbn-cem-nbm.md`` section
     7.2 (the thesis's "P(5 | C) = 0.5 exactly"); the original MLC++/OpenML file may duplicate other examples.
 
     Parameters

@@ -1,6 +1,6 @@
 """Discriminative parameter learning of Bayesian-network classifiers with the TM algorithm, in count space.
 
-Seed 001 (Santafé 2007), spec ``../shared/specs/seed001-tm-classifiers.md`` sections 5.2-5.7. The thesis derives
+Seed 001 (Santafé 2007), spec ``docs/decisions/seed001-tm-classifiers.md`` sections 5.2-5.7. The thesis derives
 the TM separately for naive Bayes, FAN and BAN with binary variables and for NB/FAN with multinomial variables; all
 five are the same update written in different linear coordinates of the class-dependent counts (spec 5.4), so
 this module implements it once, on the count tables of every family that contains the class:
@@ -348,7 +348,7 @@ def _warn_unconverged(run: SolverRun, solver: str, tol: float, max_iter: int) ->
 class TMEstimator(DiscreteParameterEstimator):
     """Discriminative parameters for a Bayesian-network classifier with the TM algorithm (pgmpy face).
 
-    Santafé (2007), ch. 5; spec ``../shared/specs/seed001-tm-classifiers.md`` sections 5.2-5.7. Maximises the
+    Santafé (2007), ch. 5; spec ``docs/decisions/seed001-tm-classifiers.md`` sections 5.2-5.7. Maximises the
     conditional log-likelihood ``sum_d log p(c_d | x_d)`` of the class given the features over the CPTs of the
     class and of its children, for any structure with the class as a root (NB, TAN, FAN, BAN, kDB, selective NB,
     ...). It runs the unified count-space form of the algorithm: starting at the (smoothed) maximum-likelihood

@@ -254,7 +254,7 @@ class EqualWidthDiscretizer(_KBinsDiscretizer):
 
     Each selected column is cut into ``n_bins`` intervals of equal width between its minimum and maximum on the
     training data (scikit-learn's ``KBinsDiscretizer(strategy="uniform", encode="ordinal")`` inside). Seed 000
-    section 7.1 and decision D14 (``../shared/specs/seed000-sbn-cem-nbm.md``).
+    section 7.1 and decision D14 (``docs/decisions/seed000-sbn-cem-nbm.md``).
 
     Parameters
     ----------

@@ -406,7 +406,7 @@ class MDLScore(_FamilyScore):
     r"""MDL (minimum description length) structure score, negated so that higher is better; BIC in nats.
 
     The two-part code length of Friedman, Geiger and Goldszmidt (1997), as defined in section A.3 of
-    ``../shared/specs/seed002-003-abn-pena.md``:
+    ``docs/decisions/seed002-003-abn-pena.md``:
 
     .. math::
 

@@ -4,7 +4,7 @@ A *multinet layout* (:class:`MultinetLayout`) describes K per-cluster networks o
 every attribute has at most one attribute parent per cluster and the cluster is an implicit parent of every
 attribute: the CL multinet (a tree per cluster) and, with the same forest in every cluster, TAN and SBN. The flat
 layout is documented in ``cython_core/_cem.pyx``; it is a :class:`~pgmpy_ext.stats._layout.BlockLayout` (one
-block per (cluster, attribute), child axis first). Seed 000 section 4 (``../shared/specs/seed000-sbn-cem-nbm.md``).
+block per (cluster, attribute), child axis first). Seed 000 section 4 (``docs/decisions/seed000-sbn-cem-nbm.md``).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ class LeaveOneOutNB:
     r"""Leave-one-out accuracy of naive Bayes on growing feature subsets, in closed form.
 
     The counting part of the selective naive Bayes wrapper (Langley & Sage 1994;
-    ``../shared/specs/seed001-tm-classifiers.md`` section 4.2). Full-data counts ``N_c`` and ``N_j[x, c]`` are
+    ``docs/decisions/seed001-tm-classifiers.md`` section 4.2). Full-data counts ``N_c`` and ``N_j[x, c]`` are
     taken once; scoring row ``d`` with ``d``'s own contribution removed from them gives exactly the naive Bayes
     refitted without ``d``, so evaluating one candidate feature costs ``O(n_rows K)`` (the scores of the features
     selected so far are kept in an ``(n_rows, K)`` matrix).

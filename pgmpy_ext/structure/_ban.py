@@ -148,7 +148,7 @@ class BANSearch(ClassifierSearchBase):
     """BAN structure (K2 over the features with a given or random ordering, then the class as parent of every
     feature), pgmpy face: ``BANSearch(df).estimate(class_node="C", max_parents=4, order=None, random_state=0)``.
 
-    Specification: ``../shared/specs/seed001-tm-classifiers.md`` sections 2.3 (K2 score), 2.4 (A3, K2 search) and
+    Specification: ``docs/decisions/seed001-tm-classifiers.md`` sections 2.3 (K2 score), 2.4 (A3, K2 search) and
     4.6 (A10, BAN). This is the thesis's experimental protocol: the structure among the features is learned without
     looking at the class, with at most 4 parents and a random ordering, and the class is then added as a parent of
     every feature.

@@ -99,7 +99,7 @@ def fit_kdb(data: EncodedData, class_node, *, k: int = 1, features: Sequence | N
 class KDBSearch(ClassifierSearchBase):
     r"""k-dependence Bayesian classifier structure (Sahami 1996), pgmpy face.
 
-    ``KDBSearch(df).estimate(class_node="C", k=2) -> DAG``. Specification: ``../shared/specs/seed001-tm-classifiers.md``
+    ``KDBSearch(df).estimate(class_node="C", k=2) -> DAG``. Specification: ``docs/decisions/seed001-tm-classifiers.md``
     section 4.5 (A9), with the figure's typos fixed as decision 16 of section 7 says: the placement order uses
     :math:`I(X; C)` (the figure prints :math:`I(X_{max} | C)`), and :math:`m = \min(k, |S|)` counts the features
     already placed only (the figure's :math:`|S|` includes the class and the new node).

@@ -98,7 +98,7 @@ class CLMultinetSearch(ClassifierSearchBase):
 
     ``CLMultinetSearch(df).estimate(class_node="C") -> {class state: DAG}``. Unlike the other searches this returns
     a dict, because a multinet is not a single Bayesian network: each class has its own tree over the features.
-    Specification: ``../shared/specs/seed000-sbn-cem-nbm.md`` section 3 (the CL multinet, Ruz's supervised baseline
+    Specification: ``docs/decisions/seed000-sbn-cem-nbm.md`` section 3 (the CL multinet, Ruz's supervised baseline
     and the M-step of CEM-CL), with the tie and root rules D9 and D10.
 
     Parameters

@@ -71,7 +71,7 @@ class SelectiveNBSearch(ClassifierSearchBase):
     ``SelectiveNBSearch(df).estimate(class_node="C", alpha=0.0) -> DAG``.
 
     Forward feature selection wrapped around naive Bayes, scored by leave-one-out (LOO) accuracy on the training
-    data, as in ``../shared/specs/seed001-tm-classifiers.md`` section 4.2 (A6, Fig. 4.3). The LOO accuracy is
+    data, as in ``docs/decisions/seed001-tm-classifiers.md`` section 4.2 (A6, Fig. 4.3). The LOO accuracy is
     computed in closed form (each row is scored with its own counts removed) by the ``_selective`` Cython kernels,
     so one candidate costs :math:`O(N K)` and the whole search :math:`O(n^2 N K)`.
 
