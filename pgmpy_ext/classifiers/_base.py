@@ -182,13 +182,8 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("a feature is named 'class'; name y (a pandas Series with another name) so that the "
                              "class node gets a distinct name.")
         self.class_node_ = class_node
+        self._refuse_missing(frame)
         self.encoder_ = self._encode_training(frame, y_codes, class_node)
-        if self._needs_complete_data and self.encoder_.has_missing:
-            r, k = (int(v[0]) for v in np.nonzero(self.encoder_.codes < 0))
-            raise ValueError(f"{type(self).__name__} needs complete training data ({self._needs_complete_data}), but "
-                             f"column {self.encoder_.columns[k]!r} is missing at row {frame.index[r]!r}. Impute or "
-                             "drop the rows with missing values before fit (or use a learner with available-case "
-                             "counting, e.g. TANClassifier); missing cells at predict time are summed out.")
         # a random learner (BAN's ordering) draws from random_state; deterministic ones have no such parameter
         rng = check_generator(self.random_state) if "random_state" in self.get_params(deep=False) else None
         self.structure_ = self._fit_structure(self.encoder_, class_node, rng)
@@ -211,6 +206,25 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
                            index=frame.index, name=class_node)
         return encode(pd.concat([frame, target], axis=1), states={class_node: labels},
                       missing="skip" if self.missing == "available_case" else "error")
+
+    def _refuse_missing(self, frame: pd.DataFrame) -> None:
+        """With ``missing="error"``, or when the structure search needs complete data, a NaN/None training cell is
+        refused here, naming this estimator's options (before the encoder could give its generic message)."""
+        if not (self._needs_complete_data or self.missing == "error"):
+            return
+        na = frame.isna().to_numpy()
+        if not na.any():
+            return
+        r, k = (int(v[0]) for v in np.nonzero(na))
+        col, row = frame.columns[k], _python(frame.index[r])
+        if self._needs_complete_data:
+            raise ValueError(f"{type(self).__name__} needs complete training data ({self._needs_complete_data}), "
+                             f"but column {col!r} is missing at row {row!r} (a NaN/None cell). Impute or drop the "
+                             "rows with missing values before fit (or use a learner with available-case counting, "
+                             "e.g. TANClassifier); missing cells at predict time are summed out.")
+        raise ValueError(f"Column {col!r} has a missing value (NaN/None) at row {row!r}; missing='error' refuses it. "
+                         "Use missing='available_case' (the default: available-case counts at fit, missing features "
+                         "summed out at predict), or impute or drop it.")
 
     def _fit_structure(self, data: EncodedData, class_node, rng: np.random.Generator) -> ClassifierStructure:
         raise NotImplementedError
