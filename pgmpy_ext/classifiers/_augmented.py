@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pgmpy_ext.classifiers._base import BNClassifierBase
 from pgmpy_ext.structure import fit_nb, fit_tan
+from pgmpy_ext.utils import fill_doc
 
 __all__ = ["NaiveBayesClassifier", "TANClassifier"]
 
 
+@fill_doc
 class NaiveBayesClassifier(BNClassifierBase):
     """Naive Bayes over discrete features, returning a pgmpy ``DiscreteBayesianNetwork`` (seed 001 A5).
 
@@ -26,16 +28,8 @@ class NaiveBayesClassifier(BNClassifierBase):
         Threads for the counting and posterior kernels (results do not depend on it).
     show_progress : bool, default False
         Unused by naive Bayes.
-    handle_unknown : {"ignore", "error"}, default "ignore"
-        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
-        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
-        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
-        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
-        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
-    missing : {"available_case", "error"}, default "available_case"
-        NaN/None feature cells. ``"available_case"``: at fit every count uses the rows where its family is observed
-        (pgmpy's and bnclassify's rule; a learner whose structure search needs complete data says so), at predict
-        missing features are summed out exactly. ``"error"``: refused at fit and at predict.
+    %(handle_unknown)s
+    %(missing)s
 
     Attributes
     ----------
@@ -67,6 +61,7 @@ class NaiveBayesClassifier(BNClassifierBase):
         return fit_nb(data, class_node, n_jobs=self.n_jobs or 1)
 
 
+@fill_doc
 class TANClassifier(BNClassifierBase):
     """Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997; seed 001 A7), as a scikit-learn classifier.
 
@@ -80,16 +75,8 @@ class TANClassifier(BNClassifierBase):
         distribution, only the CPD layout.
     alpha, estimator, n_jobs, show_progress
         As in :class:`NaiveBayesClassifier`.
-    handle_unknown : {"ignore", "error"}, default "ignore"
-        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
-        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
-        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
-        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
-        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
-    missing : {"available_case", "error"}, default "available_case"
-        NaN/None feature cells. ``"available_case"``: at fit every count uses the rows where its family is observed
-        (pgmpy's and bnclassify's rule; a learner whose structure search needs complete data says so), at predict
-        missing features are summed out exactly. ``"error"``: refused at fit and at predict.
+    %(handle_unknown)s
+    %(missing)s
 
     Attributes
     ----------

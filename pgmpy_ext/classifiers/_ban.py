@@ -9,11 +9,12 @@ from sklearn.utils import check_scalar
 from pgmpy_ext.classifiers._base import BNClassifierBase
 from pgmpy_ext.stats import SCORE_KINDS
 from pgmpy_ext.structure import fit_ban
-from pgmpy_ext.utils import check_option
+from pgmpy_ext.utils import check_option, fill_doc
 
 __all__ = ["BANClassifier"]
 
 
+@fill_doc
 class BANClassifier(BNClassifierBase):
     r"""BAN classifier: a K2-learned DAG over the features plus the class as parent of every feature.
 
@@ -42,16 +43,8 @@ class BANClassifier(BNClassifierBase):
         Seeds the random ordering when ``order`` is None. The same seed gives the same model.
     show_progress : bool, default False
         A progress bar over the K2 steps (when pgmpy's ``config.SHOW_PROGRESS`` is on too).
-    handle_unknown : {"ignore", "error"}, default "ignore"
-        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
-        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
-        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
-        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
-        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
-    missing : {"available_case", "error"}, default "available_case"
-        NaN/None feature cells. ``"available_case"``: at fit every count uses the rows where its family is observed
-        (pgmpy's and bnclassify's rule; a learner whose structure search needs complete data says so), at predict
-        missing features are summed out exactly. ``"error"``: refused at fit and at predict.
+    %(handle_unknown)s
+    %(missing)s
 
     Attributes
     ----------

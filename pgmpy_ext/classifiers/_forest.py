@@ -13,10 +13,12 @@ from pgmpy_ext.structure import (
     labelled_matrix,
     monitor_frame,
 )
+from pgmpy_ext.utils import fill_doc
 
 __all__ = ["ABNClassifier", "FANClassifier", "SBNClassifier"]
 
 
+@fill_doc
 class FANClassifier(BNClassifierBase):
     r"""Forest-augmented naive Bayes with a fixed number of augmenting edges, as a scikit-learn classifier.
 
@@ -42,16 +44,8 @@ class FANClassifier(BNClassifierBase):
         Threads for the counting and posterior kernels (results do not depend on it).
     show_progress : bool, default False
         Unused.
-    handle_unknown : {"ignore", "error"}, default "ignore"
-        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
-        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
-        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
-        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
-        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
-    missing : {"available_case", "error"}, default "available_case"
-        NaN/None feature cells. ``"available_case"``: at fit every count uses the rows where its family is observed
-        (pgmpy's and bnclassify's rule; a learner whose structure search needs complete data says so), at predict
-        missing features are summed out exactly. ``"error"``: refused at fit and at predict.
+    %(handle_unknown)s
+    %(missing)s
 
     Attributes
     ----------
@@ -115,6 +109,7 @@ class FANClassifier(BNClassifierBase):
         return fit_fan(data, class_node, n_edges=self.n_edges, root=self.root, n_jobs=self.n_jobs or 1)
 
 
+@fill_doc
 class SBNClassifier(BNClassifierBase):
     r"""Simple Bayesian Network (SBN) classifier: naive Bayes plus a feature forest sized by a Bayesian monitor.
 
@@ -148,16 +143,8 @@ class SBNClassifier(BNClassifierBase):
         Threads for the counting and posterior kernels (results do not depend on it).
     show_progress : bool, default False
         Unused.
-    handle_unknown : {"ignore", "error"}, default "ignore"
-        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
-        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
-        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
-        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
-        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
-    missing : {"available_case", "error"}, default "available_case"
-        NaN/None feature cells. ``"available_case"``: at fit every count uses the rows where its family is observed
-        (pgmpy's and bnclassify's rule; a learner whose structure search needs complete data says so), at predict
-        missing features are summed out exactly. ``"error"``: refused at fit and at predict.
+    %(handle_unknown)s
+    %(missing)s
 
     Attributes
     ----------
@@ -251,6 +238,7 @@ class SBNClassifier(BNClassifierBase):
         return structure
 
 
+@fill_doc
 class ABNClassifier(BNClassifierBase):
     r"""MDL-optimal augmented naive Bayes (ABN, a forest-augmented NB), as a scikit-learn classifier.
 
@@ -275,16 +263,8 @@ class ABNClassifier(BNClassifierBase):
         Threads for the counting and posterior kernels (results do not depend on it).
     show_progress : bool, default False
         Unused.
-    handle_unknown : {"ignore", "error"}, default "ignore"
-        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
-        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
-        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
-        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
-        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
-    missing : {"error", "available_case"}, default "error"
-        NaN/None feature cells. This learner's structure search needs complete training data, so ``fit`` refuses
-        them either way (naming the column and the row); ``"available_case"`` accepts them at predict, where they
-        are summed out exactly. ``"error"``: refused at predict too.
+    %(handle_unknown)s
+    %(missing_complete)s
 
     Attributes
     ----------

@@ -8,10 +8,12 @@ from sklearn.utils import check_scalar
 
 from pgmpy_ext.classifiers._base import BNClassifierBase
 from pgmpy_ext.structure import fit_kdb
+from pgmpy_ext.utils import fill_doc
 
 __all__ = ["KDBClassifier"]
 
 
+@fill_doc
 class KDBClassifier(BNClassifierBase):
     r"""k-dependence Bayesian classifier (Sahami 1996), as a scikit-learn classifier returning a pgmpy network.
 
@@ -35,16 +37,8 @@ class KDBClassifier(BNClassifierBase):
         Threads for the counting and posterior kernels (results do not depend on it).
     show_progress : bool, default False
         Unused.
-    handle_unknown : {"ignore", "error"}, default "ignore"
-        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
-        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
-        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
-        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
-        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
-    missing : {"available_case", "error"}, default "available_case"
-        NaN/None feature cells. ``"available_case"``: at fit every count uses the rows where its family is observed
-        (pgmpy's and bnclassify's rule; a learner whose structure search needs complete data says so), at predict
-        missing features are summed out exactly. ``"error"``: refused at fit and at predict.
+    %(handle_unknown)s
+    %(missing)s
 
     Attributes
     ----------

@@ -9,11 +9,12 @@ from pgmpy_ext.data import EncodedData
 from pgmpy_ext.models import build_network, sorted_parents
 from pgmpy_ext.stats import MultinetLayout, multinet_log_joint_marginal
 from pgmpy_ext.structure import MultinetStructure, fit_cl_multinet
-from pgmpy_ext.utils import LOG_PROB_FLOOR
+from pgmpy_ext.utils import LOG_PROB_FLOOR, fill_doc
 
 __all__ = ["CLMultinetClassifier"]
 
 
+@fill_doc
 class CLMultinetClassifier(BNClassifierBase):
     r"""Chow-Liu multinet: one Chow-Liu tree over the features per class, as a scikit-learn classifier.
 
@@ -37,16 +38,8 @@ class CLMultinetClassifier(BNClassifierBase):
         Threads for the counting and posterior kernels (results do not depend on it).
     show_progress : bool, default False
         Unused.
-    handle_unknown : {"ignore", "error"}, default "ignore"
-        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
-        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
-        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
-        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
-        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
-    missing : {"available_case", "error"}, default "available_case"
-        NaN/None feature cells. ``"available_case"``: at fit every count uses the rows where its family is observed
-        (pgmpy's and bnclassify's rule; a learner whose structure search needs complete data says so), at predict
-        missing features are summed out exactly. ``"error"``: refused at fit and at predict.
+    %(handle_unknown)s
+    %(missing)s
 
     Attributes
     ----------

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pgmpy_ext.classifiers._base import BNClassifierBase
 from pgmpy_ext.structure import fit_selective_nb
-from pgmpy_ext.utils import LOG_PROB_FLOOR
+from pgmpy_ext.utils import LOG_PROB_FLOOR, fill_doc
 
 __all__ = ["SelectiveNBClassifier"]
 
 
+@fill_doc
 class SelectiveNBClassifier(BNClassifierBase):
     r"""Selective naive Bayes: naive Bayes on the features chosen by forward selection on leave-one-out accuracy.
 
@@ -32,16 +33,8 @@ class SelectiveNBClassifier(BNClassifierBase):
         Threads over candidate features and for the posterior kernel (results do not depend on it).
     show_progress : bool, default False
         A progress bar over the selection steps (when pgmpy's ``config.SHOW_PROGRESS`` is on too).
-    handle_unknown : {"ignore", "error"}, default "ignore"
-        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
-        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
-        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
-        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
-        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
-    missing : {"error", "available_case"}, default "error"
-        NaN/None feature cells. This learner's structure search needs complete training data, so ``fit`` refuses
-        them either way (naming the column and the row); ``"available_case"`` accepts them at predict, where they
-        are summed out exactly. ``"error"``: refused at predict too.
+    %(handle_unknown)s
+    %(missing_complete)s
 
     Attributes
     ----------

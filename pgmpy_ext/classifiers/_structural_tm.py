@@ -10,10 +10,12 @@ from sklearn.utils import check_scalar
 from pgmpy_ext.classifiers._base import BNClassifierBase
 from pgmpy_ext.parameters import TMEstimator, check_tm_params
 from pgmpy_ext.structure import MAX_CANDIDATES, fit_structural_tm
+from pgmpy_ext.utils import fill_doc
 
 __all__ = ["StructuralTMClassifier"]
 
 
+@fill_doc
 class StructuralTMClassifier(BNClassifierBase):
     """Structural TM: greedy arc addition scored by conditional BIC with TM parameters (seed 001 A15, spec 5.10).
 
@@ -50,16 +52,8 @@ class StructuralTMClassifier(BNClassifierBase):
     show_progress : bool, default False
         A progress bar over the greedy steps, in candidate fits out of ``max_candidates`` (shown only when
         pgmpy's ``config.SHOW_PROGRESS`` is on too).
-    handle_unknown : {"ignore", "error"}, default "ignore"
-        A feature value at predict time that was not seen at fit: ``"ignore"`` treats the cell as a missing
-        observation and sums it out exactly (the posterior equals pgmpy's ``VariableElimination`` with that feature
-        left out of the evidence); ``"error"`` raises a ValueError naming the column, the value and the row by its
-        index label. The default is ``"ignore"`` because a rare value often falls in one cross-validation test fold
-        only, and ``"error"`` would then stop the whole cross-validation of raw columns.
-    missing : {"error", "available_case"}, default "error"
-        NaN/None feature cells. This learner's structure search needs complete training data, so ``fit`` refuses
-        them either way (naming the column and the row); ``"available_case"`` accepts them at predict, where they
-        are summed out exactly. ``"error"``: refused at predict too.
+    %(handle_unknown)s
+    %(missing_complete)s
 
     Attributes
     ----------

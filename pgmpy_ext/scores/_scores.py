@@ -24,6 +24,7 @@ from pgmpy_ext.data import (
     pgmpy_state_names,
 )
 from pgmpy_ext.stats import FamilyCounter, local_score
+from pgmpy_ext.utils import fill_doc
 from pgmpy_ext.utils.validation import check_option
 
 __all__ = ["AICScore", "BDeuScore", "BICScore", "K2Score", "LogLikelihoodScore", "MDLScore"]
@@ -110,6 +111,7 @@ class _FamilyScore(BaseStructureScore):
         return float(local_score(self._kind, table, self._n_total, q_total=q_total, observed_only=observed_only))
 
 
+@fill_doc
 class LogLikelihoodScore(_FamilyScore):
     r"""Log-likelihood structure score (nats), computed on integer codes; equals pgmpy's ``LogLikelihood``.
 
@@ -125,14 +127,8 @@ class LogLikelihoodScore(_FamilyScore):
         ``{variable: [states]}``; states may include values that do not occur. Default: the sorted observed values
         (pgmpy's rule, also for categorical columns with unused categories).
 
-    missing : {"available_case", "error"}, default "available_case"
-        Missing cells (NaN/None): ``"available_case"`` counts each family over the rows where the child and all its
-        parents are observed, which is what pgmpy's own scores do, so the default keeps drop-in equality with
-        pgmpy on data with NaN (and :math:`N` in a penalty is still every row, pgmpy's ``len(data)``);
-        ``"error"`` refuses the first missing cell, naming its column and row label.
-    max_numeric_states : int or None, default 50
-        The numeric-column rule of :func:`pgmpy_ext.data.encode`: an integer or whole-number float column with more
-        distinct values than this (and no declared ``state_names``) raises; pgmpy would take it as categorical.
+    %(score_missing)s
+    %(max_numeric_states)s
 
     Attributes
     ----------
@@ -162,6 +158,7 @@ class LogLikelihoodScore(_FamilyScore):
     _kind = "ll"
 
 
+@fill_doc
 class BICScore(LogLikelihoodScore):
     r"""BIC structure score (nats), computed on integer codes; equals pgmpy's ``BIC``.
 
@@ -175,14 +172,8 @@ class BICScore(LogLikelihoodScore):
     state_names : dict, optional
         ``{variable: [states]}``; states may include values that do not occur (they raise the parameter count).
 
-    missing : {"available_case", "error"}, default "available_case"
-        Missing cells (NaN/None): ``"available_case"`` counts each family over the rows where the child and all its
-        parents are observed, which is what pgmpy's own scores do, so the default keeps drop-in equality with
-        pgmpy on data with NaN (and :math:`N` in a penalty is still every row, pgmpy's ``len(data)``);
-        ``"error"`` refuses the first missing cell, naming its column and row label.
-    max_numeric_states : int or None, default 50
-        The numeric-column rule of :func:`pgmpy_ext.data.encode`: an integer or whole-number float column with more
-        distinct values than this (and no declared ``state_names``) raises; pgmpy would take it as categorical.
+    %(score_missing)s
+    %(max_numeric_states)s
 
     Attributes
     ----------
@@ -219,6 +210,7 @@ class BICScore(LogLikelihoodScore):
     _kind = "bic"
 
 
+@fill_doc
 class AICScore(LogLikelihoodScore):
     r"""AIC structure score (nats), computed on integer codes; equals pgmpy's ``AIC``.
 
@@ -229,14 +221,8 @@ class AICScore(LogLikelihoodScore):
     state_names : dict, optional
         ``{variable: [states]}``; states may include values that do not occur.
 
-    missing : {"available_case", "error"}, default "available_case"
-        Missing cells (NaN/None): ``"available_case"`` counts each family over the rows where the child and all its
-        parents are observed, which is what pgmpy's own scores do, so the default keeps drop-in equality with
-        pgmpy on data with NaN (and :math:`N` in a penalty is still every row, pgmpy's ``len(data)``);
-        ``"error"`` refuses the first missing cell, naming its column and row label.
-    max_numeric_states : int or None, default 50
-        The numeric-column rule of :func:`pgmpy_ext.data.encode`: an integer or whole-number float column with more
-        distinct values than this (and no declared ``state_names``) raises; pgmpy would take it as categorical.
+    %(score_missing)s
+    %(max_numeric_states)s
 
     Attributes
     ----------
@@ -266,6 +252,7 @@ class AICScore(LogLikelihoodScore):
     _kind = "aic"
 
 
+@fill_doc
 class K2Score(_FamilyScore):
     r"""K2 (Cooper-Herskovits) structure score (nats), computed on integer codes; equals pgmpy's ``K2``.
 
@@ -278,14 +265,8 @@ class K2Score(_FamilyScore):
     state_names : dict, optional
         ``{variable: [states]}``; states may include values that do not occur.
 
-    missing : {"available_case", "error"}, default "available_case"
-        Missing cells (NaN/None): ``"available_case"`` counts each family over the rows where the child and all its
-        parents are observed, which is what pgmpy's own scores do, so the default keeps drop-in equality with
-        pgmpy on data with NaN (and :math:`N` in a penalty is still every row, pgmpy's ``len(data)``);
-        ``"error"`` refuses the first missing cell, naming its column and row label.
-    max_numeric_states : int or None, default 50
-        The numeric-column rule of :func:`pgmpy_ext.data.encode`: an integer or whole-number float column with more
-        distinct values than this (and no declared ``state_names``) raises; pgmpy would take it as categorical.
+    %(score_missing)s
+    %(max_numeric_states)s
 
     Attributes
     ----------
@@ -325,6 +306,7 @@ class K2Score(_FamilyScore):
     _kind = "k2"
 
 
+@fill_doc
 class BDeuScore(_FamilyScore):
     r"""BDeu structure score (nats), computed on integer codes; equals pgmpy's ``BDeu``.
 
@@ -340,14 +322,8 @@ class BDeuScore(_FamilyScore):
     state_names : dict, optional
         ``{variable: [states]}``; states may include values that do not occur.
 
-    missing : {"available_case", "error"}, default "available_case"
-        Missing cells (NaN/None): ``"available_case"`` counts each family over the rows where the child and all its
-        parents are observed, which is what pgmpy's own scores do, so the default keeps drop-in equality with
-        pgmpy on data with NaN (and :math:`N` in a penalty is still every row, pgmpy's ``len(data)``);
-        ``"error"`` refuses the first missing cell, naming its column and row label.
-    max_numeric_states : int or None, default 50
-        The numeric-column rule of :func:`pgmpy_ext.data.encode`: an integer or whole-number float column with more
-        distinct values than this (and no declared ``state_names``) raises; pgmpy would take it as categorical.
+    %(score_missing)s
+    %(max_numeric_states)s
 
     Attributes
     ----------
@@ -402,6 +378,7 @@ class BDeuScore(_FamilyScore):
                                  q_total=q_total, observed_only=observed_only))
 
 
+@fill_doc
 class MDLScore(_FamilyScore):
     r"""MDL (minimum description length) structure score, negated so that higher is better; BIC in nats.
 
@@ -431,14 +408,8 @@ class MDLScore(_FamilyScore):
         Natural logarithms (nats; the spec's recommendation, A.11-3) or base 2 (bits). The same base is used for
         the likelihood and for :math:`\log N`.
 
-    missing : {"available_case", "error"}, default "available_case"
-        Missing cells (NaN/None): ``"available_case"`` counts each family over the rows where the child and all its
-        parents are observed, which is what pgmpy's own scores do, so the default keeps drop-in equality with
-        pgmpy on data with NaN (and :math:`N` in a penalty is still every row, pgmpy's ``len(data)``);
-        ``"error"`` refuses the first missing cell, naming its column and row label.
-    max_numeric_states : int or None, default 50
-        The numeric-column rule of :func:`pgmpy_ext.data.encode`: an integer or whole-number float column with more
-        distinct values than this (and no declared ``state_names``) raises; pgmpy would take it as categorical.
+    %(score_missing)s
+    %(max_numeric_states)s
 
     Attributes
     ----------

@@ -102,14 +102,12 @@ def test_scores_pickle_round_trip(cls):
     assert back.missing == score.missing
 
 
-def _score_family(score, v, ps):
-    return score.local_score(v, ps)
-
-
 def test_scores_with_joblib_processes():
     score = BDeuScore(_data(), equivalent_sample_size=5)
     want = [score.local_score(v, ps) for v, ps in FAMILIES]
-    got = joblib.Parallel(n_jobs=2, backend="loky")(joblib.delayed(_score_family)(score, v, ps) for v, ps in FAMILIES)
+    # the task is a library function, importable in any worker (a reused loky worker may run in another cwd)
+    got = joblib.Parallel(n_jobs=2, backend="loky")(joblib.delayed(BDeuScore.local_score)(score, v, ps)
+                                                   for v, ps in FAMILIES)
     assert got == want
 
 
