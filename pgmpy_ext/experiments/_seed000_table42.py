@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from pgmpy_ext.experiments._common import report_path, write_report
+from pgmpy_ext.utils import logsumexp_rows
 
 __all__ = ["DATASETS", "TARGETS", "run"]
 
@@ -173,8 +174,7 @@ def mixed_em(num: np.ndarray, cats: list, K: int, init_labels: np.ndarray, *, ma
             r = int(c.max()) + 1
             cnt = np.stack([np.bincount(c, weights=resp[:, k], minlength=r) for k in range(K)]) + 1.0
             logp += np.log(cnt / cnt.sum(axis=1, keepdims=True))[:, c].T
-        mx = logp.max(axis=1, keepdims=True)
-        lse = mx + np.log(np.exp(logp - mx).sum(axis=1, keepdims=True))
+        lse = logsumexp_rows(logp)[:, None]
         resp = np.exp(logp - lse)
         ll = float(lse.sum())
         if ll - prev < tol * abs(ll):
