@@ -396,8 +396,9 @@ def _check_max_numeric_states(value):
 def _numeric_rule_message(col, n_distinct: int, limit: int) -> str:
     return (f"Column {col!r} is numeric with {n_distinct} distinct values, more than max_numeric_states={limit}, "
             "so pgmpy-ext does not take it as a categorical variable (one state per value). Discretise it, e.g. "
-            "Pipeline([('disc', pgmpy_ext.preprocessing.MDLPDiscretizer()), ('clf', ...)]) (its default columns=None "
-            "picks such columns), or, if it really is categorical, declare it: "
+            "Pipeline([('disc', pgmpy_ext.preprocessing.MDLPDiscretizer()), ('clf', ...)]) for a classifier, "
+            "EqualFrequencyDiscretizer(5) for a clusterer (their default columns=None picks such columns), or, if it "
+            "really is categorical, declare it: "
             f"df[{col!r}] = df[{col!r}].astype('category').")
 
 

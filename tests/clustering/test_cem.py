@@ -529,3 +529,15 @@ def test_multinet_converter_lives_in_models_and_stays_importable_from_clustering
     assert clustering.multinet_to_network is models.multinet_to_network
     assert clustering.minimal_parents is models.minimal_parents
     assert models.multinet_to_network.__module__ == "pgmpy_ext.models._multinet"
+
+
+def test_many_valued_numeric_column_is_refused_with_an_unsupervised_fix():
+    """Issue 11: CEM on an integer column with many values (dermatology's Age) is not silently categorical."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.integers(0, 2, 300), "Age": rng.integers(0, 80, 300)})
+    with pytest.raises(ValueError, match=r"Column 'Age' is numeric with \d+ distinct values.*EqualFrequencyDiscretizer"):
+        CEMClustering(2, n_init=1).fit(X)
+    from pgmpy_ext.preprocessing import EqualFrequencyDiscretizer
+
+    labels = EqualFrequencyDiscretizer(5).fit_transform(X)
+    assert CEMClustering(2, n_init=1, random_state=0).fit(labels).labels_.shape == (300,)
