@@ -142,7 +142,7 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         # NaN/None cells are accepted at fit (available-case counts) and predict (summed out) with
         # missing="available_case", unless the structure search needs complete training data
         tags.input_tags.allow_nan = getattr(self, "missing", "error") == "available_case" and \
-            not self._needs_complete_data
+            not self._complete_data_reason()
         return tags
 
     # ------------------------------------------------------------------ fit
@@ -207,21 +207,32 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         return encode(pd.concat([frame, target], axis=1), states={class_node: labels},
                       missing="skip" if self.missing == "available_case" else "error")
 
+    def _complete_data_reason(self) -> str:
+        """Why fit needs complete training data ("" when available-case counting works): the structure search's
+        own reason, or a parameter estimator whose pgmpy tags say ``supports_missing_data: False`` (the TM)."""
+        if self._needs_complete_data:
+            return self._needs_complete_data
+        est = getattr(self, "estimator", None)
+        if est is not None and getattr(est, "_tags", {}).get("supports_missing_data", True) is False:
+            return f"the {type(est).__name__} parameters"
+        return ""
+
     def _refuse_missing(self, frame: pd.DataFrame) -> None:
         """With ``missing="error"``, or when the structure search needs complete data, a NaN/None training cell is
         refused here, naming this estimator's options (before the encoder could give its generic message)."""
-        if not (self._needs_complete_data or self.missing == "error"):
+        reason = self._complete_data_reason()
+        if not (reason or self.missing == "error"):
             return
         na = frame.isna().to_numpy()
         if not na.any():
             return
         r, k = (int(v[0]) for v in np.nonzero(na))
         col, row = frame.columns[k], _python(frame.index[r])
-        if self._needs_complete_data:
-            raise ValueError(f"{type(self).__name__} needs complete training data ({self._needs_complete_data}), "
+        if reason:
+            raise ValueError(f"{type(self).__name__} needs complete training data ({reason}), "
                              f"but column {col!r} is missing at row {row!r} (a NaN/None cell). Impute or drop the "
                              "rows with missing values before fit (or use a learner with available-case counting, "
-                             "e.g. TANClassifier); missing cells at predict time are summed out.")
+                             "e.g. TANClassifier with estimator=None); missing cells at predict time are summed out.")
         raise ValueError(f"Column {col!r} has a missing value (NaN/None) at row {row!r}; missing='error' refuses it. "
                          "Use missing='available_case' (the default: available-case counts at fit, missing features "
                          "summed out at predict), or impute or drop it.")

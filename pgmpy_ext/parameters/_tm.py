@@ -443,7 +443,10 @@ class TMEstimator(DiscreteParameterEstimator):
     (True, True)
     """
 
-    _tags = {"supports_weighted_data": True, "supports_latent_variables": False}
+    #: ``supports_missing_data`` is False: the conditional log-likelihood is a sum over whole training rows, so the
+    #: TM needs complete data (the pgmpy-ext classifiers read this tag and refuse missing training cells up front,
+    #: naming the row by its index label)
+    _tags = {"supports_weighted_data": True, "supports_latent_variables": False, "supports_missing_data": False}
 
     def __init__(self, class_node=None, state_names: dict | None = None, alpha: float = 0.0, tol: float = 1e-3,
                  max_iter: int = 1000, line_search: str = "grid", solver: str = "lbfgs"):
@@ -510,6 +513,14 @@ class TMEstimator(DiscreteParameterEstimator):
         if self.class_node not in model.nodes():
             raise ValueError(f"class_node {self.class_node!r} is not a node of the model (nodes: "
                              f"{list(model.nodes())!r}).")
+        nodes = list(model.nodes())
+        sub = data.codes[:, data.indices(nodes)]
+        if (sub < 0).any():
+            r, k = (int(v[0]) for v in np.nonzero(sub < 0))
+            raise ValueError(f"TMEstimator needs complete data (its conditional log-likelihood is a sum over whole "
+                             f"training rows), but column {nodes[k]!r} is missing at row {r} (position). Impute or "
+                             "drop the rows with missing values first, or use maximum-likelihood parameters (e.g. "
+                             "estimator=None in the classifiers), which count available cases.")
         parents = {v: list(model.get_parents(v)) for v in model.nodes()}
         res = fit_tm(data, self.class_node, parents, alpha=self.alpha, tol=self.tol, max_iter=self.max_iter,
                      line_search=self.line_search, solver=self.solver, weights=weights)

@@ -271,3 +271,30 @@ def test_available_case_cpds_equal_pgmpy(est, data):
         assert_allclose(ours.get_values(), theirs.get_values(), rtol=1e-12, atol=1e-15)
         differs |= not np.allclose(ours.get_values(), ref["complete"][node].get_values())
     assert differs
+
+
+def test_tm_parameters_need_complete_training_data():
+    """TMEstimator's tag supports_missing_data=False: the classifier refuses missing training cells up front with
+    the user's row label; the estimator itself names the column; predict still sums missing cells out."""
+    from pgmpy_ext._compat import DiscreteBayesianNetwork
+    from pgmpy_ext.classifiers import NaiveBayesClassifier
+    from pgmpy_ext.data import encode
+    from pgmpy_ext.parameters import TMEstimator
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)
+    X = pd.DataFrame({f"x{j}": np.where(rng.random(200) < 0.8, y, rng.integers(0, 2, 200)) for j in range(3)},
+                     index=[f"r{i}" for i in range(200)]).astype(float)
+    Xm = X.copy()
+    Xm.iloc[3, 1] = np.nan
+    clf = NaiveBayesClassifier(estimator=TMEstimator())
+    assert not clf.__sklearn_tags__().input_tags.allow_nan
+    with pytest.raises(ValueError, match=r"needs complete training data \(the TMEstimator parameters\), but column "
+                                         r"'x1' is missing at row 'r3'"):
+        clf.fit(Xm, y)
+    model = DiscreteBayesianNetwork([("c", f"x{j}") for j in range(3)])
+    data = encode(Xm.assign(c=y).reset_index(drop=True), missing="skip")
+    with pytest.raises(ValueError, match=r"TMEstimator needs complete data .* column 'x1' is missing at row 3"):
+        TMEstimator(class_node="c").fit_encoded(model, data)
+    fitted = clf.fit(X, y)
+    assert np.isfinite(fitted.predict_proba(Xm)).all()
