@@ -261,3 +261,22 @@ def test_fit_and_predict_file_errors(files, tmp_path, capsys):
     assert main(["predict", "--model", str(tmp_path / "m.json"), "--data", str(tmp_path / "w.csv")]) == 2
     assert "column 'temp' was discretised at fit time but has the non-numeric value 'warm' at row 0" in \
         capsys.readouterr().err
+
+
+def test_fit_keeps_missing_training_cells_as_the_library_does(files, tmp_path, capsys):
+    """A missing feature cell in the training file is kept (available-case counts), as in the library."""
+    train_csv, new_csv, train, new = files
+    holes = train.copy()
+    holes.iloc[2, 0] = np.nan
+    holes_csv = tmp_path / "holes.csv"
+    holes.to_csv(holes_csv, index=False)
+    model = tmp_path / "nb.xml"
+    assert main(["fit", "--data", str(holes_csv), "--target", "label", "--learner", "nb", "--discretize", "mdlp",
+                 "--output", str(model), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), "--data", str(new_csv)]) == 0
+    got = pd.read_csv(io.StringIO(capsys.readouterr().out), index_col=0)
+    lib = make_pipeline(MDLPDiscretizer(columns=["temp"]), NaiveBayesClassifier()).fit(holes.drop(columns="label"),
+                                                                                       holes["label"])
+    want = lib.predict_proba(new.drop(columns=["id", "label"]))
+    np.testing.assert_allclose(got[["P(no)", "P(yes)"]].to_numpy(), want, rtol=0, atol=1e-9)

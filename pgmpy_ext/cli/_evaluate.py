@@ -87,7 +87,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "TM iteration")
     p.add_argument("--fixed-structure", action="store_true",
                    help="learn each structure once on all the data and refit only the parameters per fold")
-    p.add_argument("--dropna", action="store_true", help="drop rows with a missing value (default: refuse them)")
+    p.add_argument("--dropna", action="store_true",
+                   help="drop rows with a missing value (default: keep them; the learners count available cases "
+                        "and sum missing features out)")
     p.add_argument("--n-jobs", type=int, default=1, help="parallel (learner, fold) tasks (default 1; -1 = all cores)")
     p.add_argument("--plot", type=Path, default=None,
                    help="save a critical-difference diagram here (PNG/PDF/SVG by the suffix): average accuracy ranks "
@@ -160,16 +162,20 @@ def continuous_columns(X: pd.DataFrame) -> list:
 
 
 def _prepare(X: pd.DataFrame, y: pd.Series, dropna: bool) -> tuple[pd.DataFrame, pd.Series, list]:
-    """Declare the full domain of every discrete column; return (X, y, continuous column names)."""
-    missing = X.isna().any(axis=1) | y.isna()
+    """Declare the full domain of every discrete column; return (X, y, continuous column names).
+
+    Missing feature cells are kept (the learners count available cases at fit and sum missing features out at
+    predict; a learner that needs complete data says so) unless ``dropna``; a missing class label is refused (or
+    its row dropped with ``dropna``)."""
+    missing = (X.isna().any(axis=1) | y.isna()) if dropna else y.isna()
     if missing.any():
         if not dropna:
             r = int(np.flatnonzero(missing.to_numpy())[0])
-            raise _UsageError(f"{int(missing.sum())} row(s) have a missing value (first: row {r}); pass --dropna to "
-                              "remove them (the theses remove every row with missing values).")
+            raise _UsageError(f"{int(missing.sum())} row(s) have a missing class label (first: row {X.index[r]!r}); "
+                              "pass --dropna to remove them.")
         X, y = X.loc[~missing].reset_index(drop=True), y.loc[~missing].reset_index(drop=True)
     if X.shape[0] < 2:
-        raise _UsageError(f"the data have {X.shape[0]} complete row(s); cross-validation needs more.")
+        raise _UsageError(f"the data have {X.shape[0]} usable row(s); a learner needs more.")
     out = {}
     continuous = continuous_columns(X)
     for c in X.columns:
@@ -177,16 +183,18 @@ def _prepare(X: pd.DataFrame, y: pd.Series, dropna: bool) -> tuple[pd.DataFrame,
         if c in continuous:
             out[c] = col if pd.api.types.is_numeric_dtype(col.dtype) else col.astype(float)
             continue
-        if pd.api.types.is_float_dtype(col.dtype):
-            col = col.astype(np.int64)
         if isinstance(col.dtype, pd.CategoricalDtype):
             out[c] = col
             continue
-        values = col.tolist()
+        if pd.api.types.is_float_dtype(col.dtype):  # whole-number floats (e.g. int codes read with a NaN): ints
+            values = [None if np.isnan(v) else int(v) for v in col.to_numpy(dtype=np.float64)]
+        else:
+            values = col.tolist()
+        present = {v for v in values if not pd.isna(v)}
         try:
-            cats = sorted(set(values))
+            cats = sorted(present)
         except TypeError:
-            cats = sorted(set(values), key=lambda v: (type(v).__name__, repr(v)))
+            cats = sorted(present, key=lambda v: (type(v).__name__, repr(v)))
         out[c] = pd.Categorical(values, categories=cats)
     if y.name is None or y.name in X.columns:
         y = y.rename("class")

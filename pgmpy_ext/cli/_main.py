@@ -498,7 +498,9 @@ def _add_data_rules(p: argparse.ArgumentParser, *, supervised: bool) -> None:
                         "rows (default equal-frequency); 'none' refuses them. Every other column is categorical, "
                         "with every value in the file as a state")
     p.add_argument("--bins", type=int, default=5, help="bins per discretised column (default 5; not used by mdlp)")
-    p.add_argument("--dropna", action="store_true", help="drop rows with a missing value (default: refuse them)")
+    p.add_argument("--dropna", action="store_true",
+                   help="drop rows with a missing value (default: keep them; the learners count available cases "
+                        "and sum missing features out)")
     p.add_argument("--n-jobs", type=int, default=1, help="threads/processes where the learner supports them")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
