@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import numbers
 import sys
 from pathlib import Path
 
@@ -23,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from pgmpy_ext.cli._evaluate import _UsageError
+from pgmpy_ext.data import state_key
 
 
 def _version(_args) -> int:
@@ -218,15 +218,6 @@ def _fit(args) -> int:
     return 0
 
 
-def _state_key(v):
-    """Cells and states compare as the library's encoder does: 1 == 1.0, but not "1" and not True."""
-    if isinstance(v, (bool, np.bool_)):
-        return ("bool", bool(v))
-    if isinstance(v, numbers.Number):
-        return ("num", float(v))
-    return ("obj", v)
-
-
 def _is_missing(v) -> bool:
     return v is None or (isinstance(v, (float, np.floating)) and np.isnan(v)) or v is pd.NA or v is pd.NaT
 
@@ -284,9 +275,9 @@ def _prepare_new_rows(frame: pd.DataFrame, post, side: dict, handle_unknown: str
             values = [None if _is_missing(v) else _plain(v) for v in col.tolist()]
             values = [int(v) if isinstance(v, float) and v.is_integer() else v for v in values]
         missing.append([v is None for v in values])
-        known = {_state_key(s) for s in post.states[node]}
+        known = {state_key(s) for s in post.states[node]}
         for r, v in enumerate(values):
-            if v is not None and _state_key(v) not in known:
+            if v is not None and state_key(v) not in known:
                 if handle_unknown == "error":
                     raise _UsageError(f"column {str(node)!r} has value {v!r} at row {col.index[r]!r} that was not seen "
                                       f"during fit (known: {list(post.states[node])!r}); pass --handle-unknown ignore "
@@ -300,47 +291,19 @@ def _prepare_new_rows(frame: pd.DataFrame, post, side: dict, handle_unknown: str
 
 def _posteriors(network, post, target, rows: pd.DataFrame) -> np.ndarray:
     """P(target | observed cells) per row, columns in ``post.classes`` order, all exact. Complete rows go through
-    the batch kernel; so do rows whose missing nodes have only missing children (their factors are dropped, e.g.
-    the features of naive Bayes); any other row with missing cells is answered by pgmpy's VariableElimination with
-    those cells left out of the evidence (identical evidence is queried once)."""
+    ``post``; rows with missing cells through ``BatchPosterior(missing="skip")``, which sums those nodes out
+    exactly (equal to pgmpy's VariableElimination with them left out of the evidence)."""
     from pgmpy_ext.models import BatchPosterior
     from pgmpy_ext.utils import LOG_PROB_FLOOR
 
-    miss = rows.isna().to_numpy()
-    incomplete = miss.any(axis=1)
+    incomplete = rows.isna().to_numpy().any(axis=1)
     proba = np.empty((rows.shape[0], len(post.classes)), dtype=np.float64)
     if (~incomplete).any():
         proba[~incomplete] = post.predict_proba(rows.loc[~incomplete])
-    pos = {c: j for j, c in enumerate(rows.columns)}
-    needs_ve = np.zeros(rows.shape[0], dtype=bool)
-    for j, node in enumerate(rows.columns):
-        children = list(network.successors(node))
-        if target in children:  # the target's own factor depends on this node: never dropped
-            needs_ve |= miss[:, j]
-        else:
-            needs_ve |= miss[:, j] & ~miss[:, [pos[c] for c in children]].all(axis=1)
-    droppable = incomplete & ~needs_ve
-    if droppable.any():
+    if incomplete.any():
         skip = BatchPosterior(network, target, missing="skip")
         np.maximum(skip.compiled.log_cpt, LOG_PROB_FLOOR, out=skip.compiled.log_cpt)
-        proba[droppable] = skip.predict_proba(rows.loc[droppable])
-    incomplete = needs_ve
-    if incomplete.any():
-        from pgmpy_ext._compat import VariableElimination
-
-        ve = VariableElimination(network)
-        cache = {}
-        for i in np.flatnonzero(incomplete):
-            ev = {c: v for c, v in rows.iloc[i].items() if not _is_missing(v)}
-            states = {c: post.states[c] for c in ev}
-            key = tuple(sorted((str(c), repr(v)) for c, v in ev.items()))
-            if key not in cache:
-                # pgmpy matches evidence to the state names exactly: pass the model's own state objects
-                ev = {c: next(s for s in states[c] if _state_key(s) == _state_key(v)) for c, v in ev.items()}
-                q = ve.query([target], evidence=ev, show_progress=False)
-                order = [q.state_names[target].index(c) for c in post.classes]
-                cache[key] = np.asarray(q.values, dtype=np.float64)[order]
-            proba[i] = cache[key]
+        proba[incomplete] = skip.predict_proba(rows.loc[incomplete])
     return proba
 
 
@@ -376,8 +339,8 @@ def _predict(args) -> int:
         print(f"pgmpy-ext predict: error: {err}", file=sys.stderr)
         return 2
     classes = side.get("classes") or list(post.classes)
-    idx = {_state_key(c): k for k, c in enumerate(post.classes)}
-    order = [idx[_state_key(c)] for c in classes]
+    idx = {state_key(c): k for k, c in enumerate(post.classes)}
+    order = [idx[state_key(c)] for c in classes]
     proba = _posteriors(network, post, target, rows)[:, order]
     pred = [classes[k] for k in np.argmax(proba, axis=1)]
     result = pd.DataFrame({"prediction": pred}, index=frame.index)
@@ -394,7 +357,7 @@ def _predict(args) -> int:
     if str(target) in map(str, frame.columns):
         truth = frame[next(c for c in frame.columns if str(c) == str(target))]
         known = truth.notna().to_numpy()
-        hits = [_state_key(_plain(t)) == _state_key(p) for t, p, k in zip(truth.tolist(), pred, known) if k]
+        hits = [state_key(_plain(t)) == state_key(p) for t, p, k in zip(truth.tolist(), pred, known) if k]
         if hits:
             info(f"# accuracy on the {len(hits)} row(s) with a class: {np.mean(hits):.4f}")
     result.to_csv(sys.stdout if to_stdout else args.output)

@@ -19,6 +19,7 @@ import pandas as pd
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD
 from pgmpy_ext.data import EncodedData, encode, state_key, to_python
+from pgmpy_ext.models._marginal import marginal_log_joint
 from pgmpy_ext.stats import NetworkLayout, log_joint_batch, posterior_batch
 from pgmpy_ext.utils import logsumexp_rows
 from pgmpy_ext.utils.validation import check_option
@@ -162,8 +163,9 @@ class BatchPosterior:
         of a latent-class model).
     missing : {"error", "skip"}, default "error"
         ``"error"``: every non-target node must be observed in every row. ``"skip"``: a missing cell (NaN/None) is
-        summed out by dropping its node's factor, which is exact and is allowed only when all children of that
-        node are missing too (e.g. the features of naive Bayes); otherwise a ValueError names the row and node.
+        summed out exactly (:func:`pgmpy_ext.models.marginal_log_joint`: the forest kernel for networks whose nodes
+        have at most one parent besides the target, variable elimination per missingness pattern otherwise), so
+        the posterior equals pgmpy's ``VariableElimination`` with that node left out of the evidence.
     n_jobs : int, default 1
         Threads over row blocks in the kernel (results are bit-identical for every value).
 
@@ -318,13 +320,19 @@ class BatchPosterior:
     def log_joint(self, X) -> np.ndarray:
         """``log P(target = k, x_r)`` (natural log), shape ``(n_rows, K)``, columns in ``classes`` order."""
         codes = self.encode(X)
-        return log_joint_batch(self.compiled.layout, self.compiled.log_cpt, codes,
-                               skip_missing=self.missing == "skip", n_jobs=self.n_jobs)
+        if self.missing == "skip" and (codes < 0).any():
+            return marginal_log_joint(self.compiled.layout, self.compiled.log_cpt, codes, n_jobs=self.n_jobs)
+        return log_joint_batch(self.compiled.layout, self.compiled.log_cpt, codes, n_jobs=self.n_jobs)
 
     def _posterior(self, X):
         codes = self.encode(X)
-        resp, ll = posterior_batch(self.compiled.layout, self.compiled.log_cpt, codes,
-                                   skip_missing=self.missing == "skip", n_jobs=self.n_jobs)
+        if self.missing == "skip" and (codes < 0).any():
+            lj = marginal_log_joint(self.compiled.layout, self.compiled.log_cpt, codes, n_jobs=self.n_jobs)
+            ll = logsumexp_rows(lj)
+            with np.errstate(invalid="ignore"):  # a row impossible under every state: NaN, as the kernel gives
+                resp = np.exp(lj - ll[:, None])
+        else:
+            resp, ll = posterior_batch(self.compiled.layout, self.compiled.log_cpt, codes, n_jobs=self.n_jobs)
         n_zero = int(np.isneginf(ll).sum())
         if n_zero:
             warnings.warn(f"{n_zero} row(s) have probability 0 under the model for every state of {self.target!r}; "

@@ -223,11 +223,17 @@ def test_missing_leaves_are_summed_out_with_skip(asia_df):
         assert_allclose(proba[i], ve_posterior(nb, "dysp", ev, bp.classes), rtol=1e-9, atol=1e-12)
 
 
-def test_missing_parent_with_observed_child_raises(asia_model, asia_df):
+def test_missing_parent_with_observed_child_is_summed_out_exactly(asia_model, asia_df):
+    """missing="skip" sums a missing node out exactly even when its children are observed (asia's smoke: lung and
+    bronc observed): the posterior equals VariableElimination with smoke left out of the evidence."""
     rows = asia_df.iloc[:2].astype(object)
-    rows.iloc[1, rows.columns.get_loc("smoke")] = None  # smoke's children lung and bronc are observed
-    with pytest.raises(ValueError, match=r"row 1: parent 'smoke' of 'lung' is missing but 'lung' is not"):
-        BatchPosterior(asia_model, "dysp", missing="skip").predict_proba(rows)
+    rows.iloc[1, rows.columns.get_loc("smoke")] = None
+    got = BatchPosterior(asia_model, "dysp", missing="skip").predict_proba(rows)
+    ev = {c: v for c, v in rows.iloc[1].items() if c != "dysp" and v is not None}
+    q = VariableElimination(asia_model).query(["dysp"], evidence=ev, show_progress=False)
+    want = np.asarray(q.values)[[q.state_names["dysp"].index(c) for c in BatchPosterior(asia_model, "dysp").classes]]
+    np.testing.assert_allclose(got[1], want, rtol=1e-9)
+    np.testing.assert_allclose(got[0], BatchPosterior(asia_model, "dysp").predict_proba(rows.iloc[:1])[0], rtol=1e-12)
 
 
 def test_zero_probability_rows_warn_and_are_nan(asia_model):
