@@ -222,7 +222,7 @@ def _is_missing(v) -> bool:
     return v is None or (isinstance(v, (float, np.floating)) and np.isnan(v)) or v is pd.NA or v is pd.NaT
 
 
-def _load_model(args):
+def _read_model_files(args):
     """(network, sidecar dict) from --model (a sidecar .json or a .bif/.xml with or without one beside it)."""
     path = Path(args.model)
     if not path.is_file():
@@ -315,7 +315,7 @@ def _predict(args) -> int:
     to_stdout = args.output is None
     info = (lambda s: print(s, file=sys.stderr)) if to_stdout else print
     try:
-        network, side = _load_model(args)
+        network, side = _read_model_files(args)
         target = side["class_node"]
         if target not in network.nodes():
             raise _UsageError(f"the model's class node {target!r} is not in its network.")
