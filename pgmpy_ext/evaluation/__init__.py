@@ -49,3 +49,14 @@ __all__ = [
     "paired_t_test", "pairwise_tests", "plot_accuracy_comparison", "plot_critical_difference", "plot_sbn_monitor",
     "summarize", "unpaired_t_test", "wilcoxon_signed_rank",
 ]
+from pgmpy_ext.evaluation._plots import (  # noqa: E402
+    cluster_profiles,
+    mean_scores_by_dataset,
+    plot_cluster_profiles,
+    plot_fold_accuracies,
+    plot_membership,
+    plot_ranks_over_datasets,
+)
+
+__all__ += ["cluster_profiles", "mean_scores_by_dataset", "plot_cluster_profiles", "plot_fold_accuracies",
+            "plot_membership", "plot_ranks_over_datasets"]
