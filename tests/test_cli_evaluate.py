@@ -52,7 +52,8 @@ def test_evaluate_csv_end_to_end(csv_file, tmp_path, capsys):
     assert "| NB | TAN |" in out
     assert "Wilcoxon p" in out
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert f"critical-difference diagram saved to {out_png}" in out  # --plot draws what the README promises
+    # --plot draws what the README promises: the folds of this one data set, mean and confidence interval
+    assert f"fold-accuracy plot (folds as points, mean and 95% confidence interval) saved to {out_png}" in out
     assert "# columns: 1 discretised (equal-frequency, 3 bins, per training fold): temp; 2 kept as categorical " \
            "(states): color (3), size (3)" in out
 
@@ -164,13 +165,37 @@ def test_evaluate_tm_learners(csv_file, tmp_path, capsys, solver):
     assert (nbtm["train_cll"].to_numpy() >= nb["train_cll"].to_numpy() - 1e-9).all()
 
 
-def test_plot_falls_back_to_bars_for_one_learner(csv_file, tmp_path, capsys):
-    png = tmp_path / "one.png"
-    assert main(["evaluate", "--data", str(csv_file), "--target", "label", "--learners", "nb", "--folds", "3",
-                 "--plot", str(png), "--no-progress"]) == 0
-    assert "bar chart (a critical-difference diagram needs at least 2 learners and 2 folds) saved" in \
-        capsys.readouterr().out
-    assert png.read_bytes()[:4] == b"\x89PNG"
+def test_plot_draws_the_fold_accuracies(csv_file, tmp_path, capsys, monkeypatch):
+    import pgmpy_ext.evaluation
+
+    drawn = []
+    real = pgmpy_ext.evaluation.plot_fold_accuracies
+
+    def spy(results, *args, **kwargs):
+        ax = real(results, *args, **kwargs)
+        drawn.append((results, kwargs, ax))
+        return ax
+
+    monkeypatch.setattr(pgmpy_ext.evaluation, "plot_fold_accuracies", spy)
+    for learners in ("nb", "nb,tan"):  # one learner too: no bar-chart fallback any more
+        png, out_csv = tmp_path / f"{learners}.png", tmp_path / f"{learners}.csv"
+        assert main(["evaluate", "--data", str(csv_file), "--target", "label", "--learners", learners, "--folds", "3",
+                     "--plot", str(png), "--output", str(out_csv), "--no-progress"]) == 0
+        assert "fold-accuracy plot (folds as points, mean and 95% confidence interval) saved" in \
+            capsys.readouterr().out
+        assert png.read_bytes()[:4] == b"\x89PNG"
+        results, kwargs, ax = drawn[-1]
+        assert kwargs == {"dataset": "toy.csv"}
+        names = list(dict.fromkeys(pd.read_csv(out_csv)["learner"]))
+        assert [t.get_text() for t in ax.get_yticklabels()] == names
+        for name in names:
+            (pts,) = [c for c in ax.collections if c.get_gid() == f"folds:{name}"]
+            assert len(pts.get_offsets()) == 3
+        xs = np.concatenate([np.asarray(c.get_offsets())[:, 0] for c in ax.collections]
+                            + [line.get_xdata() for line in ax.lines])
+        pad = 0.08 * (xs.max() - xs.min()) if xs.max() > xs.min() else 0.01
+        np.testing.assert_allclose(ax.get_xlim(), (xs.min() - pad, xs.max() + pad))  # zoomed on the data, not 0-1
+        assert "corrected resampled t" in ax.get_xlabel()
 
 
 def test_learner_names_as_typed(csv_file, tmp_path, capsys):

@@ -92,9 +92,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "and sum missing features out)")
     p.add_argument("--n-jobs", type=int, default=1, help="parallel (learner, fold) tasks (default 1; -1 = all cores)")
     p.add_argument("--plot", type=Path, default=None,
-                   help="save a critical-difference diagram here (PNG/PDF/SVG by the suffix): average accuracy ranks "
-                        "of the learners over the folds, Friedman test and Nemenyi CD with the folds as blocks (a bar "
-                        "chart of accuracy ± std when there is one learner or one fold)")
+                   help="save a plot of the per-fold accuracies here (PNG/PDF/SVG by the suffix): one row per learner, "
+                        "each fold a point, the mean and its 95%% confidence interval (corrected resampled t), on an "
+                        "axis zoomed on the data")
     p.add_argument("--output", type=Path, default=None, help="write the per-fold results (CSV) here")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
@@ -353,25 +353,16 @@ def _discretize_how(kind: str, n_bins: int, where: str) -> str:
 
 
 def _plot(results: pd.DataFrame, name: str, path: Path, out) -> None:
-    """``--plot``: a critical-difference diagram of the learners' average accuracy ranks over the folds (Friedman
-    test + Nemenyi CD, folds as blocks); a bar chart when there are fewer than 2 learners or 2 folds."""
-    from pgmpy_ext.evaluation import friedman_test, plot_accuracy_comparison, plot_critical_difference
+    """``--plot``: the per-fold accuracies of every learner on this one data set (points), with the mean and its 95%
+    confidence interval (Nadeau & Bengio's corrected resampled t over the folds), on an axis zoomed on the data
+    (:func:`~pgmpy_ext.evaluation.plot_fold_accuracies`). ``evaluate`` runs one data set, so the critical-difference
+    diagram (ranks over several data sets, :func:`~pgmpy_ext.evaluation.plot_ranks_over_datasets`) is not drawn
+    here: folds of one data set are not independent data sets."""
+    from pgmpy_ext.evaluation import plot_fold_accuracies
 
-    learners = list(dict.fromkeys(results["learner"]))
-    wide = results.pivot_table(index=["repeat", "fold"], columns="learner", values="accuracy", sort=False)
-    wide = wide[learners].dropna()
-    if len(learners) >= 2 and wide.shape[0] >= 2:
-        fr = friedman_test(wide)
-        title = (f"{name}: accuracy ranks over {wide.shape[0]} folds (Friedman p = {fr.pvalue:.3g})\n"
-                 "folds are not independent data sets: read the CD as indicative")
-        fig = plot_critical_difference(fr, title=title)
-        what = "critical-difference diagram"
-    else:
-        fig = plot_accuracy_comparison(results.assign(dataset=name), kind="bar",
-                                       title=f"{name}: accuracy (mean ± std over folds)")
-        what = "bar chart (a critical-difference diagram needs at least 2 learners and 2 folds)"
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    out(f"{what} saved to {path}")
+    ax = plot_fold_accuracies(results, dataset=name)
+    ax.figure.savefig(path, dpi=120, bbox_inches="tight")
+    out(f"fold-accuracy plot (folds as points, mean and 95% confidence interval) saved to {path}")
 
 
 def run(args, out=print) -> int:

@@ -522,11 +522,12 @@ def plot_fold_accuracies(results: pd.DataFrame, learners: Sequence[str] | None =
         highs.append(mean)
     lo, hi = float(min(lows)), float(max(highs))
     pad = 0.08 * (hi - lo) if hi > lo else 0.01
-    ax.set_xlim(lo - pad, hi + pad * 4.0)  # room on the right for the mean labels
-    for row, name in enumerate(names):
+    ax.set_xlim(lo - pad, hi + pad)
+    for row, name in enumerate(names):  # the means, right of the axes (x in axes coordinates, y in data)
         mean = float(results.loc[results["learner"] == name, metric].mean())
         label = f"{100 * mean:.2f}%" if metric == "accuracy" else f"{mean:.4g}"
-        ax.text(hi + pad * 0.8, row, label, va="center", ha="left", fontsize=8, gid=f"mean-label:{name}")
+        ax.text(1.02, row, label, va="center", ha="left", fontsize=8, transform=ax.get_yaxis_transform(),
+                gid=f"mean-label:{name}")
     ax.set_yticks(range(len(names)))
     ax.set_yticklabels([str(n) for n in names])
     ax.set_ylim(len(names) - 0.5, -0.5)
