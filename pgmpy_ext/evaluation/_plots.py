@@ -1,6 +1,10 @@
-"""Plots of evaluation results (matplotlib): critical-difference diagram, accuracy comparison, SBN monitor curve.
+"""Plots of evaluation results (matplotlib): critical-difference diagram, accuracy comparison, SBN monitor curve,
+per-fold accuracies of one data set, ranks over data sets, cluster profiles and membership bars (issue 18).
 
-Every function returns a ``matplotlib.figure.Figure`` and never calls ``pyplot.show``. Without an ``ax`` the figure
+No function calls ``pyplot.show``. :func:`plot_critical_difference`, :func:`plot_accuracy_comparison` and
+:func:`plot_sbn_monitor` return a ``matplotlib.figure.Figure``; the issue-18 functions (:func:`plot_fold_accuracies`,
+:func:`plot_ranks_over_datasets`, :func:`plot_cluster_profiles`, :func:`plot_membership`) return the ``Axes`` they
+drew on (``ax.figure`` is the figure). Without an ``ax`` the figure
 is created with ``matplotlib.figure.Figure`` directly (no pyplot, so no GUI backend and no global figure list; it
 works headless, e.g. under Agg) and can be saved with ``fig.savefig(path)``. With an ``ax`` the plot is drawn
 there and ``ax.figure`` is returned. matplotlib is imported only when a plot is made (it is an optional
