@@ -30,7 +30,7 @@ _ISOLATED_COLOR = "#f2f2f2"
 _LATENT_COLOR = "#ffffff"
 _AUG_COLOR = "#1f4e79"
 _CLASS_ARC_COLOR = "0.72"
-_MAX_FIG_IN = (18.0, 13.0)
+_MAX_FIG_IN = (20.0, 20.0)
 
 
 class _Panel:
@@ -326,7 +326,7 @@ def _format_weight(fmt: str, w: float) -> str:
 def _layout_panel(panel, layout, font):
     sizes = _box_sizes(panel, font)
     gap = 0.22 * font / 9.0 + 0.08
-    pitch = max(h for _, h in sizes.values()) + 0.55 * font / 9.0 + 0.25
+    pitch = max(h for _, h in sizes.values()) + 0.45 * font / 9.0 + 0.12
     target = max(10.0, max(w for w, _ in sizes.values()) * 2)
     use = layout
     if layout == "auto":
@@ -453,7 +453,7 @@ def plot_network(model_or_estimator, *, ax=None, class_node=None, weights=None, 
         ``model="cl"``). A multinet (``models_``) is drawn as one panel per class or cluster.
     ax : matplotlib Axes, or a sequence of Axes for a multinet, optional
         Where to draw. Without it a new ``matplotlib.figure.Figure`` is made (no pyplot; save it with
-        ``ax.figure.savefig(path)``), sized to the layout (at most 18 x 13 inches).
+        ``ax.figure.savefig(path)``), sized to the layout (at most 20 x 20 inches).
     class_node : label, optional
         The node to highlight and put on top. Default: the estimator's ``class_node_`` / ``cluster_node_``; for a
         plain network, a latent root that is the parent of every other node (a latent cluster), else none.
