@@ -395,7 +395,11 @@ def _draw_panel(ax, panel, pos, sizes, extent, font, scale, edge_labels, class_a
         # run along the arcs and nodes it spans
         skip = not is_class and abs(pos[u][1] - pos[v][1]) > 1.5 * row_pitch
         rad = (0.25 if pos[v][0] >= pos[u][0] else -0.25) if skip else 0.0
-        arrow = FancyArrowPatch(pos[u], pos[v], arrowstyle="-|>", connectionstyle=f"arc3,rad={rad}",
+        end = pos[v]
+        if is_class:  # aim off the centre, towards the class, so a class arc does not end on an augmenting arc's head
+            side = -1.0 if pos[v][0] > pos[u][0] + 1e-9 else 1.0
+            end = (pos[v][0] + side * 0.3 * sizes[v][0], pos[v][1])
+        arrow = FancyArrowPatch(pos[u], end, arrowstyle="-|>", connectionstyle=f"arc3,rad={rad}",
                                 mutation_scale=(9 + lw * 2) * scale,
                                 linewidth=lw * scale, color=color, patchA=patches[u], patchB=patches[v],
                                 shrinkA=0, shrinkB=1, zorder=z, gid=f"arc:{kind}:{u}->{v}")
