@@ -280,3 +280,24 @@ def test_fit_keeps_missing_training_cells_as_the_library_does(files, tmp_path, c
                                                                                        holes["label"])
     want = lib.predict_proba(new.drop(columns=["id", "label"]))
     np.testing.assert_allclose(got[["P(no)", "P(yes)"]].to_numpy(), want, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("learner", ["tan", "cl-multinet"])
+def test_fit_plot_saves_the_structure_as_png(files, tmp_path, capsys, learner):
+    pytest.importorskip("matplotlib")
+    train_csv, _, _, _ = files
+    picture = tmp_path / "structure.png"
+    assert main(["fit", "--data", str(train_csv), "--target", "label", "--learner", learner, "--output",
+                 str(tmp_path / "m.xml"), "--plot", str(picture), "--no-progress"]) == 0
+    assert f"# structure picture saved to {picture}" in capsys.readouterr().out
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "m.xml").exists()
+
+
+def test_fit_plot_refuses_an_unknown_picture_type_before_fitting(files, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    train_csv, _, _, _ = files
+    assert main(["fit", "--data", str(train_csv), "--target", "label", "--output", str(tmp_path / "m.xml"),
+                 "--plot", str(tmp_path / "structure.bmpx"), "--no-progress"]) == 2
+    assert "matplotlib cannot write 'bmpx'" in capsys.readouterr().err
+    assert not (tmp_path / "m.xml").exists()

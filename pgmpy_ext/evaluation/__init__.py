@@ -22,6 +22,7 @@ from pgmpy_ext.evaluation._metrics import (
     joint_log_proba,
     log_likelihood_score,
 )
+from pgmpy_ext.evaluation._network_plot import plot_network
 from pgmpy_ext.evaluation._plots import plot_accuracy_comparison, plot_critical_difference, plot_sbn_monitor
 from pgmpy_ext.evaluation._significance import (
     NEMENYI_Q,
@@ -48,6 +49,7 @@ __all__ = [
     "nemenyi_q",
     "paired_t_test", "pairwise_tests", "plot_accuracy_comparison", "plot_critical_difference", "plot_sbn_monitor",
     "summarize", "unpaired_t_test", "wilcoxon_signed_rank",
+    "plot_network",
 ]
 from pgmpy_ext.evaluation._plots import (  # noqa: E402
     cluster_profiles,
