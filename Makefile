@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.pgmpy_ext_installed
 SOURCES := setup.py pyproject.toml $(wildcard cython_core/*.pyx cython_core/*.pxd)
 
-.PHONY: demo test bench lint clean build
+.PHONY: demo test bench lint clean build gallery
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,9 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(PY) -m pytest -q
+
+gallery: $(STAMP)
+	$(VENV)/bin/pgmpy-ext gallery --output-dir docs/gallery --markdown docs/gallery.md
 
 bench: $(STAMP)
 	$(PY) benchmarks/foundation.py

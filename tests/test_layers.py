@@ -47,7 +47,7 @@ LAYERS: dict[str, int] = {
     "clustering": 6, "ensembles": 6, "maps": 6, "popgen": 6,
     "evaluation": 7,
     "experiments": 8,
-    "cli": 9, "_demo": 9,
+    "cli": 9, "_demo": 9, "_gallery": 9,
 }
 KERNELS = "_core"
 KERNEL_USERS = {"stats"}

@@ -7,6 +7,7 @@
 ``pgmpy-ext cluster``  CEM clustering of a file; cluster labels and posteriors (CSV), optionally the network.
 ``pgmpy-ext reproduce`` run a registered reproduction of a published table and write its report (``--list``).
 ``pgmpy-ext version``  print the versions of pgmpy-ext and its main dependencies.
+``pgmpy-ext gallery``  draw every plot of ``pgmpy_ext.evaluation`` on built-in data (PNG files + a Markdown page).
 
 ``fit``, ``predict`` and ``cluster`` read data as ``evaluate`` does (same column rules, same header lines).
 """
@@ -43,6 +44,13 @@ def _demo(args) -> int:
 
     run_demo(output_dir=args.output_dir, n_train=args.n_train, n_test=args.n_test, seed=args.seed,
              show_progress=not args.no_progress)
+    return 0
+
+
+def _gallery(args) -> int:
+    from pgmpy_ext._gallery import make_gallery
+
+    make_gallery(output_dir=args.output_dir, markdown=args.markdown, names=args.names or None)
     return 0
 
 
@@ -560,6 +568,11 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=42)
     d.add_argument("--no-progress", action="store_true", help="hide progress bars")
     d.set_defaults(func=_demo)
+    g = sub.add_parser("gallery", help="draw every plot of pgmpy_ext.evaluation on built-in data (PNG + Markdown)")
+    g.add_argument("--output-dir", default="docs/gallery", help="where the PNG files go (default: docs/gallery)")
+    g.add_argument("--markdown", default="docs/gallery.md", help="the Markdown page (default: docs/gallery.md)")
+    g.add_argument("names", nargs="*", help="figures to draw (default: all)")
+    g.set_defaults(func=_gallery)
     from pgmpy_ext.cli._evaluate import add_arguments as _evaluate_arguments
 
     e = sub.add_parser("evaluate", help="cross-validate classifiers on a CSV/TSV file or a shared data set")

@@ -1,0 +1,168 @@
+"""The picture gallery (``make gallery`` / ``pgmpy-ext gallery``): every plot of :mod:`pgmpy_ext.evaluation` drawn
+on built-in data, saved as PNG, and listed with its code in a Markdown page (``docs/gallery.md``).
+
+Everything runs offline on the package's own generators (Corral, MONK, m-of-n, tic-tac-toe), deterministically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["FIGURES", "make_gallery"]
+
+
+def _corral():
+    from pgmpy_ext.datasets import make_corral
+
+    return make_corral()
+
+
+def _tan_corral(ax):
+    from pgmpy_ext.classifiers import TANClassifier
+    from pgmpy_ext.evaluation import plot_network
+
+    X, y = _corral()
+    return plot_network(TANClassifier().fit(X, y), ax=ax, title="TAN on Corral (arcs labelled with I(Xi; Xj | C))")
+
+
+def _sbn_corral(ax):
+    from pgmpy_ext.classifiers import SBNClassifier
+    from pgmpy_ext.evaluation import plot_network
+
+    X, y = _corral()
+    return plot_network(SBNClassifier().fit(X, y), ax=ax, title="SBN on Corral: the monitor keeps the forest small")
+
+
+def _sbn_monitor(ax):
+    from pgmpy_ext.classifiers import SBNClassifier
+    from pgmpy_ext.evaluation import plot_sbn_monitor
+
+    X, y = _corral()
+    return plot_sbn_monitor(SBNClassifier().fit(X, y).structure_.trace, ax=ax, title="SBN monitor on Corral")
+
+
+def _kdb_tictactoe(ax):
+    from pgmpy_ext.classifiers import KDBClassifier
+    from pgmpy_ext.datasets import make_tic_tac_toe
+    from pgmpy_ext.evaluation import plot_network
+
+    X, y = make_tic_tac_toe()
+    return plot_network(KDBClassifier(k=2).fit(X, y), ax=ax, title="kDB (k = 2) on tic-tac-toe end games")
+
+
+def _cl_multinet(ax):
+    from pgmpy_ext.classifiers import CLMultinetClassifier
+    from pgmpy_ext.datasets import make_corral
+    from pgmpy_ext.evaluation import plot_network
+
+    X, y = make_corral()
+    return plot_network(CLMultinetClassifier().fit(X, y), ax=ax)  # ax=None: one panel per class
+
+
+def _fold_accuracies(ax):
+    from pgmpy_ext.classifiers import ABNClassifier, NaiveBayesClassifier, SBNClassifier, TANClassifier
+    from pgmpy_ext.datasets import make_monks
+    from pgmpy_ext.evaluation import cross_validate_learners, plot_fold_accuracies
+
+    X, y = make_monks(2)
+    learners = {"NB": NaiveBayesClassifier(), "TAN": TANClassifier(), "SBN": SBNClassifier(),
+                "ABN": ABNClassifier()}
+    results = cross_validate_learners(learners, X, y, cv="stratified", n_splits=10, random_state=0)
+    return plot_fold_accuracies(results, ax=ax, dataset="MONK-2")
+
+
+def _cem_network(ax):
+    from pgmpy_ext.clustering import CEMClustering
+    from pgmpy_ext.datasets import make_monks
+    from pgmpy_ext.evaluation import plot_network
+
+    X, _ = make_monks(1)
+    cem = CEMClustering(2, model="tan", n_init=3, random_state=0).fit(X)
+    return plot_network(cem, ax=ax, title="CEM-TAN on MONK-1: the latent cluster node and its tree")
+
+
+def _cem_profiles(ax):
+    from pgmpy_ext.clustering import CEMClustering
+    from pgmpy_ext.datasets import make_monks
+    from pgmpy_ext.evaluation import plot_cluster_profiles
+
+    X, _ = make_monks(1)
+    cem = CEMClustering(2, model="tan", n_init=3, random_state=0).fit(X)
+    return plot_cluster_profiles(cem, ax=ax)
+
+
+def _membership(ax):
+    from pgmpy_ext.clustering import CEMClustering
+    from pgmpy_ext.datasets import make_monks
+    from pgmpy_ext.evaluation import plot_membership
+
+    X, y = make_monks(1)
+    cem = CEMClustering(2, model="tan", n_init=3, random_state=0).fit(X)
+    return plot_membership(cem.predict_proba(X), groups=pd.Series(y).map({0: "class 0", 1: "class 1"}), ax=ax)
+
+
+#: name -> (caption, draw(ax) -> ax, figure size in inches)
+FIGURES: dict[str, tuple[str, Callable, tuple]] = {
+    "tan_corral": ("`plot_network` of a TAN: the class on top, class arcs light, augmenting arcs labelled with "
+                   "their conditional mutual information.", _tan_corral, (7, 5)),
+    "sbn_corral": ("`plot_network` of an SBN: the Bayesian complexity monitor keeps only the arcs worth their "
+                   "code length.", _sbn_corral, (7, 5)),
+    "sbn_monitor": ("`plot_sbn_monitor`: the monitor edge by edge (seed 000 section 3).", _sbn_monitor, (7, 4)),
+    "kdb_tictactoe": ("`plot_network` of a kDB with k = 2: a general DAG in layers.", _kdb_tictactoe, (8, 5)),
+    "cl_multinet": ("`plot_network` of a Chow-Liu multinet: one tree per class, one panel each.", _cl_multinet,
+                    None),
+    "fold_accuracies": ("`plot_fold_accuracies`: per-fold accuracies, mean and 95% interval, on an axis that "
+                        "shows the differences (what `pgmpy-ext evaluate --plot` draws for one data set).",
+                        _fold_accuracies, (7, 4)),
+    "cem_network": ("`plot_network` of a CEM-TAN clustering: the latent cluster node drawn as latent.", _cem_network,
+                    (7, 5)),
+    "cem_profiles": ("`plot_cluster_profiles`: P(X_i = x | cluster) for every attribute state.", _cem_profiles,
+                     (6, 7)),
+    "membership": ("`plot_membership`: the posterior of every row, grouped by a known label (STRUCTURE-style).",
+                   _membership, (8, 3)),
+}
+
+
+def make_gallery(output_dir: str | Path = "docs/gallery", markdown: str | Path | None = "docs/gallery.md",
+                 names=None, out=print) -> list[Path]:
+    """Draw the figures of :data:`FIGURES` (or ``names``) into ``output_dir`` as PNG and write the Markdown page.
+
+    Returns the paths of the PNG files. Uses matplotlib's Agg backend (no display needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.figure
+    import matplotlib.pyplot as plt
+
+    output_dir = Path(output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    if markdown is not None:
+        Path(markdown).parent.mkdir(parents=True, exist_ok=True)
+    names = list(FIGURES) if names is None else list(names)
+    unknown = [n for n in names if n not in FIGURES]
+    if unknown:
+        raise ValueError(f"unknown figure(s) {unknown!r}; known: {list(FIGURES)!r}.")
+    paths, lines = [], ["# Gallery", "", "Every picture below is drawn by `make gallery` (`pgmpy-ext gallery`) from "
+                        "built-in data, offline; the code of each is in `pgmpy_ext/_gallery.py`.", ""]
+    for name in names:
+        caption, draw, size = FIGURES[name]
+        ax = None if size is None else plt.subplots(figsize=size)[1]  # None: the plot makes its own panels
+        result = draw(ax)
+        first = np.ravel(result)[0] if isinstance(result, np.ndarray) else result
+        fig = first if isinstance(first, matplotlib.figure.Figure) else first.figure
+        path = output_dir / f"{name}.png"
+        fig.savefig(path, dpi=100, bbox_inches="tight")
+        plt.close("all")
+        paths.append(path)
+        out(f"wrote {path}")
+        if markdown is not None:
+            rel = Path(path).resolve().relative_to(Path(markdown).resolve().parent)
+            lines += [f"## {name}", "", caption, "", f"![{name}]({rel.as_posix()})", ""]
+    if markdown is not None:
+        Path(markdown).write_text("\n".join(lines))
+        out(f"wrote {markdown}")
+    return paths
