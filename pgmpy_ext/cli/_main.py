@@ -319,24 +319,6 @@ def _prepare_new_rows(frame: pd.DataFrame, post, side: dict, handle_unknown: str
     return pd.DataFrame(out, index=frame.index), unseen, mask
 
 
-def _posteriors(network, post, target, rows: pd.DataFrame) -> np.ndarray:
-    """P(target | observed cells) per row, columns in ``post.classes`` order, all exact. Complete rows go through
-    ``post``; rows with missing cells through ``BatchPosterior(missing="skip")``, which sums those nodes out
-    exactly (equal to pgmpy's VariableElimination with them left out of the evidence)."""
-    from pgmpy_ext.models import BatchPosterior
-    from pgmpy_ext.utils import LOG_PROB_FLOOR
-
-    incomplete = rows.isna().to_numpy().any(axis=1)
-    proba = np.empty((rows.shape[0], len(post.classes)), dtype=np.float64)
-    if (~incomplete).any():
-        proba[~incomplete] = post.predict_proba(rows.loc[~incomplete])
-    if incomplete.any():
-        skip = BatchPosterior(network, target, missing="skip")
-        np.maximum(skip.compiled.log_cpt, LOG_PROB_FLOOR, out=skip.compiled.log_cpt)
-        proba[incomplete] = skip.predict_proba(rows.loc[incomplete])
-    return proba
-
-
 def _predict(args) -> int:
     from pgmpy_ext.cli._evaluate import _read_table
     from pgmpy_ext.models import BatchPosterior
@@ -356,7 +338,8 @@ def _predict(args) -> int:
             if args.index_col not in frame.columns:
                 raise _UsageError(f"--index-col {args.index_col!r} is not a column of {str(args.data)!r}.")
             frame = frame.set_index(args.index_col)
-        post = BatchPosterior(network, target)
+        # missing (and, with --handle-unknown ignore, unseen) cells are summed out exactly, as in the classifiers
+        post = BatchPosterior(network, target, missing="skip")
         # the classifiers floor every log-CPT entry at log(1e-300) when predicting; do the same here
         np.maximum(post.compiled.log_cpt, LOG_PROB_FLOOR, out=post.compiled.log_cpt)
         rows, unseen, missing = _prepare_new_rows(frame, post, side, args.handle_unknown)
@@ -371,7 +354,7 @@ def _predict(args) -> int:
     classes = side.get("classes") or list(post.classes)
     idx = {state_key(c): k for k, c in enumerate(post.classes)}
     order = [idx[state_key(c)] for c in classes]
-    proba = _posteriors(network, post, target, rows)[:, order]
+    proba = post.predict_proba(rows)[:, order]
     pred = [classes[k] for k in np.argmax(proba, axis=1)]
     result = pd.DataFrame({"prediction": pred}, index=frame.index)
     for k, c in enumerate(classes):
