@@ -33,7 +33,8 @@ def test_cluster_writes_k_labels_equal_to_the_library(corral_csv, tmp_path, caps
                  "--n-init", "2", "--random-state", "3", "--output", str(out), "--model-output", str(net),
                  "--no-progress"]) == 0
     text = capsys.readouterr().out
-    assert f"# corral.csv: 128 rows, 6 features; CEM-{model.upper()}, 2 clusters, 2 restart(s), seed 3" in text
+    assert f"# corral.csv: 128 rows, 6 features; CEM-{model.upper()}, 2 clusters, 2 restart(s), alpha 0.0, seed 3" \
+        in text
     assert "# columns: 0 discretised (equal-frequency, 5 bins, on all the rows): none; 6 kept as categorical " \
            "(states): A0 (2), A1 (2), B0 (2), B1 (2), Irrelevant (2), Correlated (2)" in text
     got = pd.read_csv(out, index_col=0)
@@ -48,6 +49,26 @@ def test_cluster_writes_k_labels_equal_to_the_library(corral_csv, tmp_path, caps
     assert back.check_model()
     assert "cluster" in back.nodes()
     assert "label" not in back.nodes()
+
+
+@pytest.mark.parametrize("method", ["em", "ema"])
+def test_cluster_latent_class_methods_equal_the_library(corral_csv, tmp_path, capsys, method):
+    from pgmpy_ext.clustering import EMAClustering, LatentClassEM
+
+    path, X, _ = corral_csv
+    out, net = tmp_path / "labels.csv", tmp_path / "lc.bif"
+    assert main(["cluster", "--data", str(path), "--target", "label", "--n-clusters", "2", "--method", method,
+                 "--n-init", "2", "--random-state", "3", "--output", str(out), "--model-output", str(net),
+                 "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "2 clusters, 2 restart(s), alpha 1.0, seed 3" in text
+    lib = (LatentClassEM if method == "em" else EMAClustering)(2, n_init=2, random_state=3).fit(X)
+    got = pd.read_csv(out, index_col=0)
+    np.testing.assert_array_equal(got["cluster"].to_numpy(), lib.labels_)
+    np.testing.assert_allclose(got[["P(0)", "P(1)"]].to_numpy(), lib.predict_proba(X), rtol=1e-9)
+    assert f"# log-likelihood {lib.log_likelihood_:.4f}" in text
+    assert ("posterior of each arc cluster -> feature: A0:" in text) == (method == "ema")
+    assert net.is_file()
 
 
 def test_cluster_discretises_stdout_and_progress(tmp_path, capsys):

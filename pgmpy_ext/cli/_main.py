@@ -4,7 +4,8 @@
 ``pgmpy-ext evaluate`` cross-validate classifiers on a CSV/TSV file or a shared data set (identical folds, tests).
 ``pgmpy-ext fit``      learn one classifier on a file; write its pgmpy network (BIF/XMLBIF) and a JSON sidecar.
 ``pgmpy-ext predict``  predictions and class probabilities (CSV) of a fitted model on a file.
-``pgmpy-ext cluster``  CEM clustering of a file; cluster labels and posteriors (CSV), optionally the network.
+``pgmpy-ext cluster``  CEM, latent-class EM or EMA clustering of a file; labels and posteriors (CSV), optionally the
+                      network.
 ``pgmpy-ext reproduce`` run a registered reproduction of a published table and write its report (``--list``).
 ``pgmpy-ext version``  print the versions of pgmpy-ext and its main dependencies.
 ``pgmpy-ext gallery``  draw every plot of ``pgmpy_ext.evaluation`` on built-in data (PNG files + a Markdown page).
@@ -396,12 +397,20 @@ def _cluster(args) -> int:
     except _UsageError as err:
         print(f"pgmpy-ext cluster: error: {err}", file=sys.stderr)
         return 2
-    from pgmpy_ext.clustering import CEMClustering
+    from pgmpy_ext.clustering import CEMClustering, EMAClustering, LatentClassEM
 
-    cem = CEMClustering(n_clusters=args.n_clusters, model=args.model, n_init=args.n_init, alpha=args.alpha,
-                        random_state=args.random_state, n_jobs=args.n_jobs, show_progress=not args.no_progress)
-    info(f"# {source}: {X.shape[0]} rows, {X.shape[1]} features; CEM-{args.model.upper()}, {args.n_clusters} "
-         f"clusters, {args.n_init} restart(s), seed {args.random_state}")
+    common = {"n_clusters": args.n_clusters, "n_init": args.n_init, "random_state": args.random_state,
+              "n_jobs": args.n_jobs, "show_progress": not args.no_progress}
+    if args.method == "cem":
+        alpha = 0.0 if args.alpha is None else args.alpha
+        cem = CEMClustering(model=args.model, alpha=alpha, **common)
+        what = f"CEM-{args.model.upper()}"
+    else:
+        alpha = 1.0 if args.alpha is None else args.alpha
+        cem = (LatentClassEM if args.method == "em" else EMAClustering)(alpha=alpha, **common)
+        what = "latent-class EM" if args.method == "em" else "EMA (model averaging over selective naive Bayes)"
+    info(f"# {source}: {X.shape[0]} rows, {X.shape[1]} features; {what}, {args.n_clusters} "
+         f"clusters, {args.n_init} restart(s), alpha {alpha}, seed {args.random_state}")
     info(columns_line(X, continuous, _discretize_how(args.discretize, args.bins, ", on all the rows")))
     try:
         cem.fit(Xd)
@@ -414,7 +423,13 @@ def _cluster(args) -> int:
         result[f"P({k})"] = proba[:, k]
     result.index.name = "row"
     sizes = np.bincount(cem.labels_, minlength=args.n_clusters)
-    info(f"# classification log-likelihood {cem.cml_:.4f}; cluster sizes {sizes.tolist()}")
+    if args.method == "cem":
+        info(f"# classification log-likelihood {cem.cml_:.4f}; cluster sizes {sizes.tolist()}")
+    else:
+        info(f"# log-likelihood {cem.log_likelihood_:.4f} (BIC {cem.bic(Xd):.2f}); cluster sizes {sizes.tolist()}")
+        if args.method == "ema":
+            arcs = ", ".join(f"{c}: {w:.3f}" for c, w in zip(Xd.columns, cem.arc_posterior_))
+            info(f"# posterior of each arc cluster -> feature: {arcs}")
     if not dummy:
         from pgmpy_ext.evaluation import clustering_accuracy
 
@@ -527,10 +542,15 @@ def _add_cluster_arguments(p: argparse.ArgumentParser) -> None:
     _add_source_arguments(p, target_help="a class column to leave out of the clustering; the agreement of the "
                                          "clusters with it is reported")
     p.add_argument("--n-clusters", type=int, required=True, help="number of clusters K")
+    p.add_argument("--method", default="cem", choices=["cem", "em", "ema"],
+                   help="cem: classification EM with a network per cluster (default); em: latent-class EM "
+                        "(LatentClassEM); ema: expectation model averaging (EMAClustering, arc posteriors)")
     p.add_argument("--model", default="cl", choices=["cl", "tan", "sbn"],
-                   help="network per cluster: Chow-Liu multinet (default), TAN or SBN with a latent cluster node")
+                   help="CEM only: network per cluster: Chow-Liu multinet (default), TAN or SBN with a latent "
+                        "cluster node")
     p.add_argument("--n-init", type=int, default=10, help="restarts (default 10)")
-    p.add_argument("--alpha", type=float, default=0.0, help="Dirichlet pseudo-count (default 0.0, as CEMClustering)")
+    p.add_argument("--alpha", type=float, default=None,
+                   help="Dirichlet pseudo-count (default 0.0 for cem, as CEMClustering; 1.0 for em and ema)")
     p.add_argument("--random-state", "--seed", dest="random_state", type=int, default=0, help="seed (default 0)")
     _add_data_rules(p, supervised=False)
     p.add_argument("--output", type=Path, default=None,
