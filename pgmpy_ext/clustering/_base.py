@@ -170,9 +170,11 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         else:
             self._check_no_missing(frame)
             self.encoder_ = encode(frame)
-        self._fit_index_ = frame.index
-        prepared = self._prepare_starts(self.encoder_)
-        del self._fit_index_
+        self._fit_index_ = frame.index  # the user's row labels, for errors raised while preparing
+        try:
+            prepared = self._prepare_starts(self.encoder_)
+        finally:
+            del self._fit_index_
         starts, scores, best = run_starts(partial(self._single_start, prepared), int(self.n_init), self.random_state,
                                           self._start_score, n_jobs=self.n_jobs, show_progress=self.show_progress,
                                           desc=self._progress_desc())
