@@ -28,15 +28,16 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 from scipy.special import expit, gammaln, logit
 
-from pgmpy_ext.stats import LatentClassLayout, latent_class_estep, unique_rows
-from pgmpy_ext.utils import LOG_PROB_FLOOR
+from pgmpy_ext.stats import LatentClassLayout, latent_class_estep, latent_class_log_joint, unique_rows
+from pgmpy_ext.utils import LOG_PROB_FLOOR, logsumexp_rows
 
-__all__ = ["LATENT_METHODS", "LATENT_POLICIES", "LatentClassData", "LatentClassStart",
+__all__ = ["LATENT_COMBINES", "LATENT_METHODS", "LATENT_POLICIES", "LatentClassData", "LatentClassStart",
            "align_starts", "combine_starts", "em_m_step", "latent_class_data", "latent_class_single_start",
-           "ma_step", "n_free_parameters"]
+           "ma_step", "mixture_log_joint", "n_free_parameters"]
 
 LATENT_METHODS = ("em", "ema")
 LATENT_POLICIES = ("best", "uniform", "averaging")
+LATENT_COMBINES = ("parameters", "joints")
 
 
 @dataclass
@@ -157,6 +158,11 @@ class LatentClassStart:
         ``P(C = j | x)`` of every distinct row under the final parameters.
     degenerate : bool
         EMA's trivial fixed point (spec 4.8): every arc posterior below 1e-6 or constant posteriors.
+    start_logliks : float64 (n_starts,)
+        Log-likelihood of every start (combined results only).
+    components : (mix (M,), thetas (M, R, K), weights (M, K)) or None
+        A mixture of joints (:func:`combine_starts` with ``combine="joints"``): the aligned starts and their mixing
+        weights; ``resp`` and ``loglik`` are then the mixture's, ``theta``/``weights`` their average.
     """
 
     theta: np.ndarray
@@ -169,6 +175,7 @@ class LatentClassStart:
     resp: np.ndarray
     degenerate: bool = False
     start_logliks: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    components: tuple | None = None
 
 
 def n_free_parameters(cards, n_clusters: int) -> int:
@@ -401,17 +408,36 @@ def align_starts(starts, reference: LatentClassStart, weights: np.ndarray) -> li
     return perms
 
 
-def combine_starts(data: LatentClassData, starts, policy: str = "best", *, missing: str = "impute") -> LatentClassStart:
+def mixture_log_joint(layout: LatentClassLayout, codes, components) -> np.ndarray:
+    """``log sum_m mix_m p_m(x, C = j)`` of every row, shape (N, K), for ``components = (mix, thetas, weights)``
+    (a mixture of joints, spec decision 10); missing cells summed out."""
+    mix, thetas, weights = components
+    parts = [np.log(m) + latent_class_log_joint(layout, codes, _log(t), _log(w))
+             for m, t, w in zip(mix, thetas, weights) if m > 0]
+    stack = np.stack(parts)
+    mx = stack.max(axis=0)
+    with np.errstate(invalid="ignore"):
+        out = mx + np.log(np.exp(stack - mx).sum(axis=0))
+    return np.where(np.isfinite(mx), out, mx)
+
+
+def combine_starts(data: LatentClassData, starts, policy: str = "best", *, missing: str = "impute",
+                   combine: str = "parameters") -> LatentClassStart:
     """Combine the starts with a multi-start policy (spec section 6).
 
     ``"best"`` (BC) keeps the start of highest log-likelihood. ``"uniform"`` (UA) and ``"averaging"`` (Av, weights
     ``softmax(loglik)``, i.e. proportional to the likelihood) align every start to the best one with
-    :func:`align_starts` and average the parameters (``theta``, cluster weights, arc posteriors), a single naive
-    Bayes (decision 10, option 3); its log-likelihood and posteriors are recomputed. Every start's log-likelihood is
-    kept in ``start_logliks``.
+    :func:`align_starts` (decision 10) and then either average the parameters (``combine="parameters"``: ``theta``,
+    cluster weights, arc posteriors; a single naive Bayes, decision 10 option 3) or keep the **mixture of joints**
+    ``sum_m w_m p_m(c, x)`` (``combine="joints"``, decision 10 option 2, whose posterior is
+    ``sum_m w_m p_m(c, x) / sum_m w_m p_m(x)``; the result carries the aligned starts in ``components``). The
+    log-likelihood and posteriors of the combination are recomputed. Every start's log-likelihood is kept in
+    ``start_logliks``.
     """
     if policy not in LATENT_POLICIES:
         raise ValueError(f"policy == {policy!r}, must be one of {LATENT_POLICIES}.")
+    if combine not in LATENT_COMBINES:
+        raise ValueError(f"combine == {combine!r}, must be one of {LATENT_COMBINES}.")
     lls = np.array([s.loglik for s in starts])
     best = starts[int(np.argmax(lls))]
     if policy == "best" or len(starts) == 1:
@@ -427,7 +453,17 @@ def combine_starts(data: LatentClassData, starts, policy: str = "best", *, missi
     arc = sum(m * np.nan_to_num(s.arc_posterior) for m, s in zip(mix, starts))
     K = len(weights)
     lay = data.layout(K)
+    n_iter, converged = max(s.n_iter for s in starts), all(s.converged for s in starts)
+    if combine == "joints":
+        components = (mix, np.stack([s.theta[:, p] for s, p in zip(starts, perms)]),
+                      np.stack([s.weights[p] for s, p in zip(starts, perms)]))
+        lj = mixture_log_joint(lay, data.codes, components)
+        lse = logsumexp_rows(lj)
+        loglik = float(data.weights @ lse)
+        resp = np.exp(lj - lse[:, None])
+        return LatentClassStart(theta, weights, arc, loglik, np.asarray([loglik]), n_iter, converged, resp, False,
+                                lls, components)
     res = latent_class_estep(lay, data.codes, data.weights, _log(theta), _log(weights), theta=theta,
                              missing=missing, return_resp=True, check=False)
-    return LatentClassStart(theta, weights, arc, res.loglik, np.asarray([res.loglik]), max(s.n_iter for s in starts),
-                            all(s.converged for s in starts), res.resp, False, lls)
+    return LatentClassStart(theta, weights, arc, res.loglik, np.asarray([res.loglik]), n_iter, converged, res.resp,
+                            False, lls)

@@ -12,15 +12,17 @@ from sklearn.utils.validation import check_is_fitted
 from pgmpy_ext._compat import DiscreteBayesianNetwork
 from pgmpy_ext.clustering._base import BaseBNMixture
 from pgmpy_ext.clustering._latent import (
+    LATENT_COMBINES,
     LATENT_POLICIES,
     LatentClassData,
     LatentClassStart,
     combine_starts,
     latent_class_data,
     latent_class_single_start,
+    mixture_log_joint,
     n_free_parameters,
 )
-from pgmpy_ext.models import cpds_from_counts
+from pgmpy_ext.models import cpds_from_counts, sorted_parents
 from pgmpy_ext.stats import MISSING_POLICIES, latent_class_log_joint
 from pgmpy_ext.utils import LOG_PROB_FLOOR, check_option
 
@@ -89,6 +91,7 @@ class _LatentClassBase(BaseBNMixture):
         self.start_log_likelihoods_ = np.asarray(scores)
         self.labels_ = np.argmax(result.resp, axis=1).astype(np.intp)[data.inverse]
         self._layout_ = data.layout(int(self.n_clusters))
+        self._components_ = result.components
         with np.errstate(divide="ignore"):
             self._log_theta_ = np.maximum(np.log(result.theta), LOG_PROB_FLOOR)
             self._log_prior_ = np.maximum(np.log(result.weights), LOG_PROB_FLOOR)
@@ -117,18 +120,42 @@ class _LatentClassBase(BaseBNMixture):
             self.__dict__.pop("_prepared_", None)
 
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        if self._components_ is not None:
+            return mixture_log_joint(self._layout_, codes, self._components_)
         return latent_class_log_joint(self._layout_, codes, self._log_theta_, self._log_prior_)
 
     def _build_models(self) -> None:
         C = self.cluster_node_
         features = list(self.encoder_.columns)
         lay = self._layout_
+        if self._components_ is not None:
+            self.model_ = self._build_mixture_network(C, features, lay)
+            return
         parents = {C: [], **{f: [C] for f in features}}
         tables = {C: self.weights_, **{f: lay.block_at(self.theta_.ravel(), v) for v, f in enumerate(features)}}
         model = DiscreteBayesianNetwork([(C, f) for f in features], latents={C})
         model.add_nodes_from([C])
         model.add_cpds(*cpds_from_counts(tables, parents, self._cluster_states(), alpha=0.0))
         self.model_ = model
+
+    def _build_mixture_network(self, C, features, lay) -> DiscreteBayesianNetwork:
+        """The mixture of joints as one network: a latent ``start`` root (P(start = m) = the mixing weights) is a
+        parent of the cluster and of every feature, so ``P(cluster | x)`` is exactly the mixture's posterior."""
+        mix, thetas, weights = self._components_
+        S = "start"
+        while S in features or S == C:
+            S += "_"
+        self.start_node_ = S
+        states = {**self._cluster_states(), S: list(range(len(mix)))}
+        parents = {S: [], C: [S], **{f: [C, S] for f in features}}
+        tables = {S: np.asarray(mix), C: np.asarray(weights).T}  # (K, M)
+        for v, f in enumerate(features):
+            t = np.stack([lay.block_at(th.ravel(), v) for th in thetas], axis=-1)  # (r, K, M): (f, C, S)
+            tables[f] = t if sorted_parents([C, S]) == [C, S] else t.transpose(0, 2, 1)
+        model = DiscreteBayesianNetwork([(S, C), *[(C, f) for f in features], *[(S, f) for f in features]],
+                                        latents={C, S})
+        model.add_cpds(*cpds_from_counts(tables, parents, states, alpha=0.0))
+        return model
 
     # ------------------------------------------------------------------ model selection
     def _n_parameters(self) -> int:
@@ -267,6 +294,10 @@ class EMAClustering(_LatentClassBase):
     max_iter : int, default 1000
     n_init : int, default 10
     policy : {"best", "uniform", "averaging"}, default "best"
+    combine : {"parameters", "joints"}, default "parameters"
+        How "uniform" and "averaging" combine the aligned starts: average their parameters (one naive Bayes) or
+        keep the mixture of their joint distributions (decision 10; ``predict_proba`` is then the mixture's posterior
+        and ``model_`` has a second latent root, ``start_node_``, whose states are the starts).
     init, missing, random_state, n_jobs, show_progress, handle_unknown
         As in :class:`LatentClassEM`.
 
@@ -294,8 +325,8 @@ class EMAClustering(_LatentClassBase):
     _method = "ema"
 
     def __init__(self, n_clusters=2, *, alpha=1.0, structure_prior=0.5, eps=0.01, max_iter=1000, n_init=10,
-                 policy="best", init="random", missing="impute", random_state=None, n_jobs=None, show_progress=False,
-                 handle_unknown="ignore"):
+                 policy="best", combine="parameters", init="random", missing="impute", random_state=None, n_jobs=None,
+                 show_progress=False, handle_unknown="ignore"):
         self.n_clusters = n_clusters
         self.alpha = alpha
         self.structure_prior = structure_prior
@@ -303,6 +334,7 @@ class EMAClustering(_LatentClassBase):
         self.max_iter = max_iter
         self.n_init = n_init
         self.policy = policy
+        self.combine = combine
         self.init = init
         self.missing = missing
         self.random_state = random_state
@@ -318,6 +350,7 @@ class EMAClustering(_LatentClassBase):
                              "integrals; use LatentClassEM for maximum likelihood).")
         check_scalar(self.eps, "eps", numbers.Real, min_val=0.0)
         check_option(self.policy, "policy", LATENT_POLICIES)
+        check_option(self.combine, "combine", LATENT_COMBINES)
         p = np.asarray(self.structure_prior, dtype=np.float64)
         if p.ndim > 1 or (p < 0).any() or (p > 1).any():
             raise ValueError(f"structure_prior must be a probability in [0, 1] or one per feature; got {p}.")
@@ -334,7 +367,7 @@ class EMAClustering(_LatentClassBase):
 
     def _combine_starts(self, prepared, starts, scores, best):
         self._prepared_ = prepared
-        return combine_starts(prepared, starts, self.policy, missing=self.missing)
+        return combine_starts(prepared, starts, self.policy, missing=self.missing, combine=self.combine)
 
     def _set_fitted(self, result: LatentClassStart, scores: np.ndarray) -> None:
         super()._set_fitted(result, scores)

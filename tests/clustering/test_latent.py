@@ -366,3 +366,25 @@ _XFAIL = {"check_clustering": "continuous Gaussian blobs: latent-class models ne
                          expected_failed_checks=lambda est: _XFAIL)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("policy", ["uniform", "averaging"])
+def test_mixture_of_joints_posterior_equals_pgmpy_and_the_explicit_mixture(policy):
+    X, _ = planted(n=200, m=4, noise=1, seed=12)
+    ema = EMAClustering(2, n_init=4, policy=policy, combine="joints", random_state=3).fit(X)
+    mix, thetas, weights = ema._components_
+    assert_allclose(mix.sum(), 1.0)
+    rows = X.iloc[:4]
+    # explicit mixture of the aligned starts' joints
+    from pgmpy_ext.data import encode
+
+    codes = encode(rows, states={c: ema.encoder_.states[k] for k, c in enumerate(ema.encoder_.columns)}).codes
+    joint = sum(m * np.exp(latent_class_log_joint(ema._layout_, codes, np.log(t), np.log(w)))
+                for m, t, w in zip(mix, thetas, weights))
+    assert_allclose(ema.predict_proba(rows), joint / joint.sum(1, keepdims=True), rtol=1e-10)
+    assert_allclose(ema.score_samples(rows), np.log(joint.sum(1)), rtol=1e-10)
+    ve = VariableElimination(ema.model_)
+    assert ema.model_.latents == {ema.cluster_node_, ema.start_node_}
+    for r, (_, row) in enumerate(rows.iterrows()):
+        q = ve.query([ema.cluster_node_], evidence=row.to_dict(), show_progress=False)
+        assert_allclose(ema.predict_proba(rows)[r], q.values, rtol=1e-9)
