@@ -128,9 +128,13 @@ def latent_class_data(codes, cards, *, weights=None, ploidy: int = 1, row_labels
     w = None if weights is None else np.asarray(weights, dtype=np.float64).reshape(-1)
     if w is not None and (w.shape != (n,) or (w < 0).any() or not np.isfinite(w).all()):
         raise ValueError(f"weights must be {n} finite non-negative numbers (one per row).")
-    col_cards = np.asarray(lay.cards)[lay.col_var] + 1
-    u = unique_rows(X + 1, col_cards, weights=w)  # shift: -1 (missing) becomes its own code 0
-    ucodes = np.ascontiguousarray(u.codes - 1, dtype=np.int32)
+    col_cards = np.asarray(lay.cards)[lay.col_var]
+    if (X < 0).any():  # shift: -1 (missing) becomes its own code 0
+        u = unique_rows(X + 1, col_cards + 1, weights=w)
+        ucodes = np.ascontiguousarray(u.codes - 1, dtype=np.int32)
+    else:
+        u = unique_rows(X, col_cards, weights=w)
+        ucodes = u.codes
     return LatentClassData(ucodes, np.ascontiguousarray(u.counts, dtype=np.float64), u.inverse, lay.cards.copy(),
                            int(ploidy), n, np.ones(n) if w is None else w)
 
