@@ -116,14 +116,15 @@ def latent_class_estep(const code_t[:, ::1] X,            # IN  (N, M) codes, -1
             if not do_counts or wd == 0.0:
                 continue
             for j in range(K):
-                cluster_counts[j] += wd * L[j]
+                L[j] *= wd  # w_d q_dj, scattered below
+                cluster_counts[j] += L[j]
             for c in range(m):
                 xc = X[d, c]
                 v = col_var[c]
                 if xc >= 0:
                     crow = &counts[offsets[v] + xc, 0]
                     for j in range(K):
-                        crow[j] += wd * L[j]
+                        crow[j] += L[j]
                 elif impute:
                     r0 = offsets[v]
                     r1 = offsets[v + 1]
@@ -131,7 +132,7 @@ def latent_class_estep(const code_t[:, ::1] X,            # IN  (N, M) codes, -1
                         crow = &counts[k, 0]
                         trow = &theta[k, 0]
                         for j in range(K):
-                            crow[j] += wd * L[j] * trow[j]
+                            crow[j] += L[j] * trow[j]
     return total, n_zero
 
 
