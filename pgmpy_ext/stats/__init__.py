@@ -9,6 +9,17 @@ from pgmpy_ext.stats._cem import (
     reseed_empty_clusters,
     sample_labels,
 )
+from pgmpy_ext.stats._constructive import (
+    SupernodeEStep,
+    class_log_ml,
+    completed_log_ml,
+    join_log_ml,
+    node_log_ml,
+    supernode_counts,
+    supernode_estep,
+    supernode_offsets,
+    to_base,
+)
 from pgmpy_ext.stats._counting import (
     PairwiseCounts,
     UniqueRows,
@@ -55,3 +66,5 @@ from pgmpy_ext.stats._marginal import (  # noqa: E402
 
 __all__ += ["ForestPlan", "forest_plan", "log_joint_marginal", "multinet_forest_plan", "multinet_log_joint_marginal",
             "rows_with_missing"]
+__all__ += ["SupernodeEStep", "class_log_ml", "completed_log_ml", "join_log_ml", "node_log_ml", "supernode_counts",
+            "supernode_estep", "supernode_offsets", "to_base"]
