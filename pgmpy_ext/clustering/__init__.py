@@ -20,3 +20,15 @@ __all__ = ["CEMClustering", "CEM_INITS", "CEM_MODELS", "EMPTY_CLUSTER_POLICIES",
            "multinet_to_network"]
 __all__ += ["BaseBNMixture"]
 __all__ += ["CEMParams", "CEMResult", "CEMStart", "MStep", "cem_single_start", "check_cem_params", "initial_partition"]
+from pgmpy_ext.clustering._constructive import (  # noqa: E402
+    CI_PARAM_SEARCHES,
+    CI_SEARCHES,
+    CIOptions,
+    CIStart,
+    ConstructiveInductionClustering,
+    ci_single_start,
+    unique_rows_with_counts,
+)
+
+__all__ += ["CI_PARAM_SEARCHES", "CI_SEARCHES", "CIOptions", "CIStart", "ConstructiveInductionClustering",
+            "ci_single_start", "unique_rows_with_counts"]
