@@ -10,6 +10,7 @@ the score is its FULL product cardinality ``r_j`` (decision 9), never the number
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,8 +103,9 @@ def supernode_estep(nodes, u, log_theta, log_prior, mult, *, accumulate: bool = 
     return SupernodeEStep(labels, max_post, float(ll), counts, class_counts)
 
 
-class _Scratch:
-    """A zero buffer reused across score calls (the kernels leave it zeroed)."""
+class _Scratch(threading.local):
+    """A zero buffer reused across score calls (the kernels leave it zeroed); one per thread, so runs in threads
+    (joblib's threading backend) never share it."""
 
     def __init__(self):
         self.buf = np.zeros(0, dtype=np.float64)
