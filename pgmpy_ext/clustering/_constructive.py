@@ -482,10 +482,11 @@ class ConstructiveInductionClustering(BaseBNMixture):
         na = frame.isna().to_numpy()
         if na.any():
             r, k = (int(v[0]) for v in np.nonzero(na))
+            label = to_python(frame.index[r])
             raise ValueError(f"{type(self).__name__} cannot fit on missing values (NaN/None): column "
-                             f"{frame.columns[k]!r} is missing at row {to_python(frame.index[r])!r}. The completed-data "
-                             "score and the supernode codes need every attribute observed; impute or drop the "
-                             "incomplete rows before fit. predict, predict_proba and score sum missing cells out exactly.")
+                             f"{frame.columns[k]!r} is missing at row {label!r}. The completed-data score and the "
+                             "supernode codes need every attribute observed; impute or drop the incomplete rows "
+                             "before fit. predict, predict_proba and score sum missing cells out exactly.")
 
     # ------------------------------------------------------------------ BaseBNMixture hooks
     def _progress_desc(self) -> str:
