@@ -126,7 +126,7 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
     """
     path = report_path(output, NAME, output_dir)
     if quick:
-        st = Settings(nodes=(20, 5), n_samples=1000, n_runs=2, table2=["EM", "BC+EM^0.51"],
+        st = Settings(nodes=(20, 5), n_samples=500, n_runs=2, table2=["EM", "BC+EM^0.51"],
                       table3=["SA BC+EM^0.51"], backward=["backward BC+EM^0.51"], n_backward_runs=1,
                       extra={"sa_T0": 5.0, "sa_cooling": 0.7, "sa_moves_per_temp": 10, "sa_stop_unchanged": 30})
     else:
@@ -150,7 +150,8 @@ def _paper_cells(paper):
     if paper is None:
         return ["–"] * 5
     ini, fin, sd, right, final, pct, t = paper
-    return [f"{ini:,} / {fin:,} ± {sd}".replace(",", " "), f"{right}", "–" if final is None else f"{final}", f"{pct:.2f}",
+    return [f"{ini:,} / {fin:,} ± {sd}".replace(",", " "), f"{right}", "–" if final is None else f"{final}",
+            f"{pct:.2f}",
             f"{t:,}".replace(",", " ")]
 
 
@@ -165,13 +166,18 @@ def _table(st, summary, methods, paper_table):
                          pm0(s["final"], 1), pm0(s["ratio"], 2), pm0(s["time"], 1),
                          *_paper_cells(paper_table.get((nn, m)))])
     header = ["Nodes", "Method", "sc_initial", "sc_final ± S_n", "Right ± S_n", "Final ± S_n", "% ± S_n",
-              "time (s) ± S_n", "paper sc_initial / sc_final", "paper Right", "paper Final", "paper %", "paper time (s)"]
+              "time (s) ± S_n", "paper sc_initial / sc_final", "paper Right", "paper Final", "paper %",
+              "paper time (s)"]
     return md_table(header, rows)
 
 
 def _mean(summary, key, field_):
     s = summary.get(key)
     return None if s is None else float(np.mean(s[field_]))
+
+
+def _verdict(holds, partly) -> str:
+    return "Holds" if holds else "Partly holds" if partly else "Does not hold"
 
 
 def _claims(st, truth, summary) -> list[str]:
@@ -188,7 +194,7 @@ def _claims(st, truth, summary) -> list[str]:
         faster += ta < tb
     out.append(f"1. *BC+EM^0.51 beats EM (no interleaving) on mean final score in all 4 databases, and is faster.* "
                f"Ours: higher score in {wins}/{n} databases, faster in {faster}/{n}. "
-               f"**{'Holds' if n and wins == n and faster == n else 'Partly holds' if wins or faster else 'Does not hold'}.**")
+               f"**{_verdict(n and wins == n and faster == n, wins or faster)}.**")
     # claim 2: BC+EM (no int) roughly matches EM_int and takes 50-78% less time
     cells = []
     for nn in st.nodes:
@@ -219,9 +225,11 @@ def _claims(st, truth, summary) -> list[str]:
         if not finals:
             continue
         below = sum(f < nn for f in finals)
-        best = max((summary[(nn, m)] for m in st.table2 if (nn, m) in summary), key=lambda v: float(np.mean(v["sc_final"])))
+        best = max((summary[(nn, m)] for m in st.table2 if (nn, m) in summary),
+                   key=lambda v: float(np.mean(v["sc_final"])))
         parts.append(f"{nn} nodes: mean Final < {nn} for {below}/{len(finals)} methods, mean % {np.mean(ratios):.2f}, "
-                     f"best mean final score {np.mean(best['sc_final']):.0f} vs the true structure with the true labels "
+                     f"best mean final score {np.mean(best['sc_final']):.0f} vs the true structure with the true "
+                     "labels "
                      f"{truth[nn]['true']:.0f}")
         holds = holds and below == len(finals)
     if parts:
@@ -240,14 +248,15 @@ def _claims(st, truth, summary) -> list[str]:
     if n:
         out.append(f"5. *Greedy forward search beats SA at a fraction of the cost (synthetic: 7 of 8 comparisons; the "
                    f"exception is EM on 20 nodes).* Ours: greedy at least as good in {better}/{n}, cheaper in "
-                   f"{cheaper}/{n}. **{'Holds' if better >= n - 1 and cheaper == n else 'Partly holds' if better else 'Does not hold'}.**")
+                   f"{cheaper}/{n}. **{_verdict(better >= n - 1 and cheaper == n, better)}.**")
     # claim 7: tau = 0.75 unreliable
     if all((nn, "BC+EM^0.75") in summary for nn in st.nodes):
         sds = [float(np.std(summary[(nn, "BC+EM^0.75")]["sc_final"])) for nn in st.nodes]
         rel = [(_mean(summary, (nn, "BC+EM^0.75"), "sc_final") - _mean(summary, (nn, "BC+EM^0.51"), "sc_final"))
                for nn in st.nodes]
         out.append("7. *tau = 0.75 is unreliable for K = 4 (sometimes good, sometimes poor).* Ours: mean final score "
-                   "minus BC+EM^0.51's per database " + ", ".join(f"{nn}: {d:+.0f}" for nn, d in zip(st.nodes, rel, strict=True))
+                   "minus BC+EM^0.51's per database "
+                   + ", ".join(f"{nn}: {d:+.0f}" for nn, d in zip(st.nodes, rel, strict=True))
                    + "; S_n of BC+EM^0.75 " + ", ".join(f"{v:.0f}" for v in sds)
                    + f". **{'Holds' if max(rel) > -50 and min(rel) < -50 else 'Not clearly'}** (good on some "
                    "databases, poor on others, is the paper's statement).")
@@ -265,7 +274,8 @@ def _claims(st, truth, summary) -> list[str]:
     if parts:
         worse = sum(1 for nn in st.nodes for m in st.backward if (nn, m) in summary
                     and (nn, m.replace("backward ", "")) in summary
-                    and _mean(summary, (nn, m), "sc_final") < _mean(summary, (nn, m.replace("backward ", "")), "sc_final"))
+                    and _mean(summary, (nn, m), "sc_final")
+                    < _mean(summary, (nn, m.replace("backward ", "")), "sc_final"))
         out.append(f"8. *Backward search: no numbers, reported as poor.* Ours: {'; '.join(parts)}. Backward scored "
                    f"below forward in {worse} of {len(parts)} cases.")
     return out

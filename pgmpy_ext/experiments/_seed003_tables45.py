@@ -183,7 +183,8 @@ def _report(st, runs, summary, exact, elapsed, n_jobs, quick) -> str:
         r2 = None if None in (t_emi, t_bci) else t_emi / t_bci
         lines.append(f"6. *On nursery BC+EM is about 8-11x faster than EM (1238/152 = 8.1, 1746/155 = 11.3).* Ours: "
                      f"EM / BC+EM^0.21 = {r1:.1f}x" + ("" if r2 is None else f", EM_int / BC+EM_int^0.21 = {r2:.1f}x")
-                     + f". **{'Holds' if r1 >= 4 else 'Partly holds: BC+EM faster, by less' if r1 > 1 else 'Does not hold'}"
+                     + ". **" + ("Holds" if r1 >= 4 else "Partly holds: BC+EM faster, by less" if r1 > 1
+                                 else "Does not hold")
                      "** (the factor depends on how many EM iterations each search makes before its stopping rule "
                      "fires; see the time column).")
     better, cheaper, n = 0, 0, 0
@@ -198,7 +199,8 @@ def _report(st, runs, summary, exact, elapsed, n_jobs, quick) -> str:
     if n:
         lines.append(f"5. *Greedy forward search beats SA at a fraction of the cost (real data: 4 of 4).* Ours: greedy "
                      f"at least as good in {better}/{n}, cheaper in {cheaper}/{n}. "
-                     f"**{'Holds' if better == n and cheaper == n else 'Partly holds' if better or cheaper else 'Does not hold'}.**")
+                     "**" + ("Holds" if better == n and cheaper == n else "Partly holds" if better or cheaper
+                             else "Does not hold") + ".**")
     s = summary.get(("nursery", "BC+EM^0.21"))
     if s is not None:
         one = sum(abs(r["sc_final"] - ONE_CLUSTER["nursery"]) < 1e-2 for r in runs[("nursery", "BC+EM^0.21")])
