@@ -185,7 +185,7 @@ def _report(st, runs, summary, exact, elapsed, n_jobs, quick) -> str:
                      f"EM / BC+EM^0.21 = {r1:.1f}x" + ("" if r2 is None else f", EM_int / BC+EM_int^0.21 = {r2:.1f}x")
                      + ". **" + ("Holds" if r1 >= 4 else "Partly holds: BC+EM faster, by less" if r1 > 1
                                  else "Does not hold")
-                     "** (the factor depends on how many EM iterations each search makes before its stopping rule "
+                     + "** (the factor depends on how many EM iterations each search makes before its stopping rule "
                      "fires; see the time column).")
     better, cheaper, n = 0, 0, 0
     for db in st.databases:
