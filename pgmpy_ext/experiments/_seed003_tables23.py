@@ -10,6 +10,7 @@ run-level numbers cannot match; magnitudes, structure recovery and the orderings
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,6 +83,7 @@ class Settings:
     backward: list = field(default_factory=lambda: list(BACKWARD_METHODS))
     n_backward_runs: int = 2
     extra: dict = field(default_factory=dict)
+    load: tuple = ()
 
 
 def database(n_nodes: int, n_samples: int):
@@ -132,6 +134,7 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
     else:
         st = Settings()
     t0 = time.perf_counter()
+    load_start = os.getloadavg()
     truth = {nn: _truth_scores(nn, st.n_samples) for nn in st.nodes}
     tasks = [(nn, st.n_samples, m, r, st.extra if m.startswith("SA") else {})
              for nn in st.nodes for m in st.table2 + st.table3 for r in range(st.n_runs)]
@@ -142,6 +145,7 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
     for nn, res in results:
         runs.setdefault((nn, res["method"]), []).append(res)
     summary = {k: summarize_runs(v) for k, v in runs.items()}
+    st.load = (load_start, os.getloadavg())
     text = _report(st, truth, runs, summary, time.perf_counter() - t0, n_jobs, quick)
     return write_report(path, text)
 
@@ -281,9 +285,19 @@ def _claims(st, truth, summary) -> list[str]:
     return out
 
 
+def _load_line(load) -> str:
+    if not load:
+        return ""
+    (a, b, c), (d, e, f) = load
+    return (f"Machine load average (1/5/15 min) at the start {a:.1f}/{b:.1f}/{c:.1f}, at the end {d:.1f}/{e:.1f}/"
+            f"{f:.1f} (2 cores shared with other jobs): absolute times are inflated; ratios between methods are "
+            "what the comparison uses.")
+
+
 def _report(st, truth, runs, summary, elapsed, n_jobs, quick) -> str:
     lines = [f"# {NAME}: constructive-induction clustering on synthetic data (Pena, Lozano & Larranaga 1999, "
-             "Tables 2-3)", "", run_facts(elapsed, n_jobs, quick), "", "## Protocol", "",
+             "Tables 2-3)", "", run_facts(elapsed, n_jobs, quick),
+             "", _load_line(st.load), "", "## Protocol", "",
              f"* Databases: `make_ci_synthetic(20, 4, nodes, {st.n_samples}, random_state=1999 + nodes)` (B.11.1): 20 "
              "binary attributes, K = 4, random joins down to the node count, Dirichlet(1) CPTs. One database per node "
              "count, as in the paper; the paper's own CPTs and joins are unknown.",

@@ -9,6 +9,7 @@ deleted, as in the paper).
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,7 @@ class Settings:
     n_runs: int = 5
     sa: bool = True
     extra: dict = field(default_factory=dict)
+    load: tuple = ()
     sa_extra: dict = field(default_factory=dict)
 
 
@@ -109,6 +111,7 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
     else:
         st = Settings()
     t0 = time.perf_counter()
+    load_start = os.getloadavg()
     tasks = [(db, m, r, st.extra) for db in st.databases for m in _methods(db, False) for r in range(st.n_runs)]
     if st.sa:
         tasks += [(db, m, r, st.sa_extra) for db in st.databases for m in _methods(db, True)
@@ -119,6 +122,7 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
     for db, res in results:
         runs.setdefault((db, res["method"]), []).append(res)
     summary = {k: summarize_runs(v) for k, v in runs.items()}
+    st.load = (load_start, os.getloadavg())
     text = _report(st, runs, summary, exact_scores(), time.perf_counter() - t0, n_jobs, quick)
     return write_report(path, text)
 
@@ -145,9 +149,19 @@ def _mean(summary, key, f):
     return None if s is None else float(np.mean(s[f]))
 
 
+def _load_line(load) -> str:
+    if not load:
+        return ""
+    (a, b, c), (d, e, f) = load
+    return (f"Machine load average (1/5/15 min) at the start {a:.1f}/{b:.1f}/{c:.1f}, at the end {d:.1f}/{e:.1f}/"
+            f"{f:.1f} (2 cores shared with other jobs): absolute times are inflated; ratios between methods are "
+            "what the comparison uses.")
+
+
 def _report(st, runs, summary, exact, elapsed, n_jobs, quick) -> str:
     lines = [f"# {NAME}: constructive-induction clustering on tic-tac-toe and nursery (Pena, Lozano & Larranaga "
-             "1999, Tables 4-5)", "", run_facts(elapsed, n_jobs, quick), "", "## Protocol", "",
+             "1999, Tables 4-5)", "", run_facts(elapsed, n_jobs, quick),
+             "", _load_line(st.load), "", "## Protocol", "",
              "* Data: tic-tac-toe (958 boards, 9 squares, K = 2) and nursery (12 960 cases = the full grid of 8 "
              "attributes, K = 5), rebuilt exactly by enumeration; class column deleted.",
              f"* {st.n_runs} runs per configuration with their own random initial parameters; mean ± S_n (ddof 0). "
