@@ -25,10 +25,11 @@ class Method:
     interleave: bool = False
     tau: float | None = None
     search: str = "forward"
+    em_steps: object = 1
 
     def options(self) -> dict:
         return {"param_search": self.param_search, "interleave": self.interleave, "fixing_threshold": self.tau,
-                "search": self.search}
+                "search": self.search, "em_steps_per_round": self.em_steps}
 
 
 METHODS = {
@@ -40,6 +41,8 @@ METHODS = {
     "BC+EM_int^0.75": Method("BC+EM_int^0.75", "bc+em", True, 0.75),
     "BC+EM^0.21": Method("BC+EM^0.21", "bc+em", False, 0.21),
     "BC+EM_int^0.21": Method("BC+EM_int^0.21", "bc+em", True, 0.21),
+    "BC+EM^0.21 converge": Method("BC+EM^0.21 converge", "bc+em", False, 0.21, em_steps="converge"),
+    "BC+EM^0.51 converge": Method("BC+EM^0.51 converge", "bc+em", False, 0.51, em_steps="converge"),
     "SA EM": Method("EM", "em", search="sa"),
     "SA BC+EM^0.51": Method("BC+EM^0.51", "bc+em", tau=0.51, search="sa"),
     "SA BC+EM^0.21": Method("BC+EM^0.21", "bc+em", tau=0.21, search="sa"),
