@@ -16,7 +16,7 @@ Supernode layout (built by ``pgmpy_ext.stats.SupernodeLayout``)
 """
 import numpy as np
 
-from libc.math cimport exp, log, log1p, lgamma, INFINITY
+from libc.math cimport exp, log, log1p, lgamma
 
 from _mathutils cimport logsumexp_row
 from _typedefs cimport code_t, float64_t, intp_t
