@@ -375,3 +375,13 @@ def test_forward_recovers_a_strong_join(param_search):
                                                          "them; allow_nan=False describes fit"})
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_pickle_and_clone(ttt):
+    import pickle
+
+    ci = ConstructiveInductionClustering(2, param_search="bc+em", random_state=2).fit(ttt)
+    back = pickle.loads(pickle.dumps(ci))
+    np.testing.assert_array_equal(back.predict_proba(ttt), ci.predict_proba(ttt))
+    assert clone(ci).get_params() == ci.get_params()
+    assert not hasattr(clone(ci), "model_")
