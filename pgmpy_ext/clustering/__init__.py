@@ -41,3 +41,15 @@ __all__ += ["LATENT_COMBINES", "mixture_log_joint"]
 __all__ += ["LATENT_METHODS", "LATENT_POLICIES", "EMAClustering", "LatentClassData", "LatentClassEM",
             "LatentClassStart", "align_starts", "combine_starts", "em_m_step", "latent_class_data",
             "latent_class_single_start", "ma_step", "n_free_parameters"]
+from pgmpy_ext.clustering._constructive import (  # noqa: E402
+    CI_PARAM_SEARCHES,
+    CI_SEARCHES,
+    CIOptions,
+    CIStart,
+    ConstructiveInductionClustering,
+    ci_single_start,
+    unique_rows_with_counts,
+)
+
+__all__ += ["CI_PARAM_SEARCHES", "CI_SEARCHES", "CIOptions", "CIStart", "ConstructiveInductionClustering",
+            "ci_single_start", "unique_rows_with_counts"]

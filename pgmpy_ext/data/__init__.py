@@ -1,6 +1,7 @@
 """Encoded data: DataFrame <-> int32 codes + original states + weights + missing-value policy; the discrete-input
 side of the scikit-learn faces."""
 
+from pgmpy_ext.data._compound import CompoundColumn, compound_column, join_compound, split_compound
 from pgmpy_ext.data._encoded import (
     FIT_MISSING,
     HANDLE_UNKNOWN,
@@ -23,3 +24,4 @@ __all__ += ["HANDLE_UNKNOWN", "MAX_NUMERIC_STATES", "numeric_columns_to_discreti
 __all__ += ["check_numeric_columns", "pgmpy_state_names"]
 __all__ += ["FIT_MISSING", "check_fit_frame", "check_no_missing"]
 __all__ += ["state_key", "to_python"]
+__all__ += ["CompoundColumn", "compound_column", "join_compound", "split_compound"]

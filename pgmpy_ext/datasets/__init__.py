@@ -1,6 +1,7 @@
 """Data-set generators (synthetic data sets from the reproduced papers) and a loader for the shared PMLB files;
 every generator runs offline."""
 
+from pgmpy_ext.datasets._ci_synthetic import make_ci_synthetic
 from pgmpy_ext.datasets._generators import (
     CONTROL_CHART_CLASSES,
     MOFN_RELEVANT,
@@ -35,3 +36,4 @@ __all__ = [
     "make_nursery_grid",
     "make_tic_tac_toe",
 ]
+__all__ += ["make_ci_synthetic"]

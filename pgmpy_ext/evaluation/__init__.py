@@ -62,3 +62,6 @@ from pgmpy_ext.evaluation._plots import (  # noqa: E402
 
 __all__ += ["cluster_profiles", "mean_scores_by_dataset", "plot_cluster_profiles", "plot_fold_accuracies",
             "plot_membership", "plot_ranks_over_datasets"]
+from pgmpy_ext.evaluation._structure_metrics import right_final  # noqa: E402
+
+__all__ += ["right_final"]

@@ -54,3 +54,9 @@ register("seed001-tables5.3-5.4", "Santafe thesis Tables 5.3/5.4: NB/TAN with ML
          "5-fold CV accuracy and whole-data CLL", "_seed001_tables53_54")
 register("seed001-tables5.5-5.6", "Santafe thesis Tables 5.5/5.6: structural TM and cTAN-TM vs NB-TM and TAN-TM, "
          "5-fold CV accuracy and the features structural TM selects", "_seed001_tables55_56")
+register("seed003-tables2-3", "Pena, Lozano & Larranaga 1999 Tables 2-3: constructive-induction clustering (EM, "
+         "BC+EM, SA, backward) on the synthetic 20-attribute databases, 5 runs each, and the B.11.8 claims",
+         "_seed003_tables23")
+register("seed003-tables4-5", "Pena, Lozano & Larranaga 1999 Tables 4-5: constructive-induction clustering on "
+         "tic-tac-toe and nursery (forward and SA, 5 runs each), the nursery speed ratio and the B.11.9 scores",
+         "_seed003_tables45")

@@ -9,6 +9,17 @@ from pgmpy_ext.stats._cem import (
     reseed_empty_clusters,
     sample_labels,
 )
+from pgmpy_ext.stats._constructive import (
+    SupernodeEStep,
+    class_log_ml,
+    completed_log_ml,
+    join_log_ml,
+    node_log_ml,
+    supernode_counts,
+    supernode_estep,
+    supernode_offsets,
+    to_base,
+)
 from pgmpy_ext.stats._counting import (
     PairwiseCounts,
     UniqueRows,
@@ -64,3 +75,5 @@ from pgmpy_ext.stats._em import (  # noqa: E402
 )
 
 __all__ += ["MISSING_POLICIES", "LatentClassLayout", "LatentEStep", "latent_class_estep", "latent_class_log_joint"]
+__all__ += ["SupernodeEStep", "class_log_ml", "completed_log_ml", "join_log_ml", "node_log_ml", "supernode_counts",
+            "supernode_estep", "supernode_offsets", "to_base"]
