@@ -62,3 +62,6 @@ from pgmpy_ext.evaluation._plots import (  # noqa: E402
 
 __all__ += ["cluster_profiles", "mean_scores_by_dataset", "plot_cluster_profiles", "plot_fold_accuracies",
             "plot_membership", "plot_ranks_over_datasets"]
+from pgmpy_ext.evaluation._embedding import continuity, trustworthiness, trustworthiness_continuity  # noqa: E402
+
+__all__ += ["continuity", "trustworthiness", "trustworthiness_continuity"]

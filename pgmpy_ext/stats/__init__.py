@@ -58,3 +58,6 @@ __all__ += ["ForestPlan", "forest_plan", "log_joint_marginal", "multinet_forest_
 from pgmpy_ext.stats._nbsom import NBMState, grid_coordinates  # noqa: E402
 
 __all__ += ["NBMState", "grid_coordinates"]
+from pgmpy_ext.stats._embedding import neighbourhood_errors  # noqa: E402
+
+__all__ += ["neighbourhood_errors"]
