@@ -11,6 +11,8 @@ from pgmpy_ext.maps._nbsom import (
     nbm_unit_square,
     sigma_schedule,
 )
+from pgmpy_ext.maps._plots import plot_lattice, plot_ll_trace, plot_map, plot_posterior, plot_quality
 
 __all__ = ["NBMResult", "NaiveBayesMap", "alpha_schedule", "count_foldovers", "fit_nbm", "nbm_unit_square",
            "sigma_schedule"]
+__all__ += ["plot_lattice", "plot_ll_trace", "plot_map", "plot_posterior", "plot_quality"]
