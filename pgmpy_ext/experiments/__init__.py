@@ -54,3 +54,9 @@ register("seed001-tables5.3-5.4", "Santafe thesis Tables 5.3/5.4: NB/TAN with ML
          "5-fold CV accuracy and whole-data CLL", "_seed001_tables53_54")
 register("seed001-tables5.5-5.6", "Santafe thesis Tables 5.5/5.6: structural TM and cTAN-TM vs NB-TM and TAN-TM, "
          "5-fold CV accuracy and the features structural TM selects", "_seed001_tables55_56")
+register("seed000-nbm-unit-square", "Ruz thesis Fig. 5.2: NBM map formation on the unit square (16x16, 100,000 "
+         "steps), lattice snapshots and fold-over counts", "_seed000_nbm_unit_square")
+register("seed000-nbm-iris", "Ruz thesis Figs. 5.3-5.4: NBM convergence on Iris (3 restarts, 100 epochs), LL "
+         "traces and the posterior of point 30", "_seed000_nbm_iris")
+register("seed000-nbm-maps", "Ruz thesis Figs. 5.5-5.14: PCA, SOM (MiniSom), GTM (ugtm) and NBM on ten UCI sets, "
+         "trustworthiness and continuity for k = 5..50 and the statements of spec section 8.5", "_seed000_nbm_maps")
