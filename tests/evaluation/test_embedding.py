@@ -101,3 +101,14 @@ def test_identity_and_bad_input():
     Xn[2, 1] = np.nan
     with pytest.raises(ValueError, match=r"Input X contains NaN"):
         trustworthiness(Xn, X)
+
+
+def test_map_with_every_point_on_one_neuron():
+    # one tie group of N - 1 points in the map: each j is a map neighbour with probability k / (N - 1)
+    X = np.random.default_rng(6).normal(size=(40, 3))
+    Y = np.zeros((40, 2))
+    N = 40
+    for k in (1, 7, 19):
+        err = N * k / (N - 1) * (N - 1 - k) * (N - k) / 2
+        expected = 1 - err * 2 / (N * k * (2 * N - 3 * k - 1))
+        assert trustworthiness(X, Y, n_neighbors=k) == pytest.approx(expected, rel=1e-12)
