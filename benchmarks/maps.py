@@ -74,20 +74,22 @@ def time_tc(X, Y, n_jobs):
     from pgmpy_ext.evaluation import trustworthiness_continuity
 
     before = reset_peak_rss()
+    cpu = time.process_time()
     t = time.perf_counter()
     T, C = trustworthiness_continuity(X, Y, n_neighbors=list(range(1, 51)), n_jobs=n_jobs)
     el = time.perf_counter() - t
-    return el, peak_rss_growth_mb(before), T, C
+    return el, time.process_time() - cpu, peak_rss_growth_mb(before), T, C
 
 
 def time_sklearn_one(X, Y):
     from sklearn.manifold import trustworthiness
 
     before = reset_peak_rss()
+    cpu = time.process_time()
     t = time.perf_counter()
     v = trustworthiness(X, Y, n_neighbors=5)
     el = time.perf_counter() - t
-    return el, peak_rss_growth_mb(before), v
+    return el, time.process_time() - cpu, peak_rss_growth_mb(before), v
 
 
 def main() -> None:
@@ -105,16 +107,21 @@ def main() -> None:
     say("## 1. NBM vs MiniSom, 10 x 10 grid, per epoch (one restart)")
     for name, epochs in (("pima", args.epochs_small), ("letter", args.epochs_large)):
         X = _load(name)
+        cpu = time.process_time()
         nbm_total, nbm_steps = time_nbm(X, epochs)
+        nbm_cpu = time.process_time() - cpu
         try:
+            cpu = time.process_time()
             som = time_minisom(X, epochs)
+            som_cpu = time.process_time() - cpu
         except ImportError:
             som = None
         msg = (f"{name} {X.shape[0]} x {X.shape[1]}, {epochs} epochs: NBM {nbm_total / epochs * 1e3:.1f} ms/epoch "
                f"(online steps alone {nbm_steps / epochs * 1e3:.1f} ms/epoch; total {nbm_total:.2f} s)")
         if som is not None:
             msg += (f"; MiniSom {som / epochs * 1e3:.1f} ms/epoch (total {som:.2f} s); MiniSom / NBM = "
-                    f"{som / nbm_total:.1f}x")
+                    f"{som / nbm_total:.1f}x wall, CPU (NBM incl. its second, steps-only run) {nbm_cpu:.2f} s vs "
+                    f"MiniSom {som_cpu:.2f} s")
         else:
             msg += "; MiniSom not installed"
         say(msg)
@@ -127,12 +134,13 @@ def main() -> None:
     Y = PCA(2).fit_transform(X)
     for N in (5000, 20000):
         for nj in (1, 2):
-            el, mem, T, C = time_tc(X[:N], Y[:N], nj)
-            say(f"N = {N}, n_jobs = {nj}: pgmpy-ext T+C for 50 k in {el:.2f} s, peak RSS growth "
+            el, cpu, mem, T, C = time_tc(X[:N], Y[:N], nj)
+            say(f"N = {N}, n_jobs = {nj}: pgmpy-ext T+C for 50 k in {el:.2f} s wall ({cpu:.2f} s CPU, all threads), "
+                "peak RSS growth "
                 f"{mem if mem is None else round(mem, 1)} MiB (M1(5) = {T[4]:.4f}, M2(5) = {C[4]:.4f})")
         if N <= 5000:
-            el1, mem1, v = time_sklearn_one(X[:N], Y[:N])
-            say(f"N = {N}: sklearn trustworthiness, one k: {el1:.2f} s, peak RSS growth "
+            el1, cpu1, mem1, v = time_sklearn_one(X[:N], Y[:N])
+            say(f"N = {N}: sklearn trustworthiness, one k: {el1:.2f} s wall ({cpu1:.2f} s CPU), peak RSS growth "
                 f"{mem1 if mem1 is None else round(mem1, 1)} MiB (M1(5) = {v:.4f}); for 50 k x (T + C), "
                 f"extrapolated: {100 * el1:.0f} s")
         else:

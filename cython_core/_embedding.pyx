@@ -142,6 +142,19 @@ cdef struct Scratch:
 cdef intp_t NB = 2048
 
 
+cdef inline Scratch _scratch(intp_t* ia, unsigned char* fl, float64_t* st, intp_t N) noexcept nogil:
+    """The scratch of one thread, carved from its rows of the buffers (``ia`` holds 3 N + 2 NB + 1 intp)."""
+    cdef Scratch S
+    S.sA = ia
+    S.gA = ia + N
+    S.qu = ia + 2 * N
+    S.hist = ia + 3 * N
+    S.fill = ia + 3 * N + NB + 1
+    S.flag = fl
+    S.store = st
+    return S
+
+
 cdef void _count_far(const float64_t* dA, intp_t N, const Cand* cb, intp_t nq, Scratch* S) noexcept nogil:
     """For the ``nq`` candidates ``cb[S.qu[u]]``: ``S.sA`` = #{l: dA[l] < v}, ``S.gA`` = #{l: dA[l] == v} with
     ``v = dA[j]``. One histogram pass over the row (NB linear bins on [0, max v]), then a second pass that keeps
@@ -298,13 +311,8 @@ def neighbourhood_errors(const float64_t[:, ::1] XT,    # IN  (p, N) input space
     cdef Scratch S
     for i in prange(N, nogil=True, num_threads=n_threads, schedule="dynamic", chunksize=16):
         t = threadid()
-        S.sA = &ia[t, 0]
-        S.gA = &ia[t, N]
-        S.qu = &ia[t, 2 * N]
-        S.hist = &ia[t, 3 * N]
-        S.fill = &ia[t, 3 * N + NB + 1]
-        S.flag = &fl[t, 0]
-        S.store = &st[t, 0]
+        # assigned in the loop body, so every thread has its own copy (a prange private variable)
+        S = _scratch(&ia[t, 0], &fl[t, 0], &st[t, 0], N)
         cx = <Cand*> &cxm[t, 0]
         cy = <Cand*> &cym[t, 0]
         _dist_row(&XT[0, 0], px, N, i, &dx[t, 0])
