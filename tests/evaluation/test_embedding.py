@@ -112,3 +112,15 @@ def test_map_with_every_point_on_one_neuron():
         err = N * k / (N - 1) * (N - 1 - k) * (N - k) / 2
         expected = 1 - err * 2 / (N * k * (2 * N - 3 * k - 1))
         assert trustworthiness(X, Y, n_neighbors=k) == pytest.approx(expected, rel=1e-12)
+
+
+def test_threads_give_identical_results_on_a_larger_set():
+    # every thread needs its own scratch: a shared one raced (and crashed) with 2 threads at a few thousand rows
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(2500, 4))
+    Y = np.round(X[:, :2] + 0.3 * rng.normal(size=(2500, 2)), 1)
+    ks = list(range(1, 51))
+    one = trustworthiness_continuity(X, Y, n_neighbors=ks, n_jobs=1)
+    two = trustworthiness_continuity(X, Y, n_neighbors=ks, n_jobs=2)
+    np.testing.assert_array_equal(one[0], two[0])
+    np.testing.assert_array_equal(one[1], two[1])
