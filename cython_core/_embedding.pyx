@@ -95,16 +95,30 @@ cdef double _kth_smallest(const float64_t* d, intp_t N, intp_t kmax, float64_t* 
 
 
 cdef intp_t _candidates(const float64_t* d, intp_t N, intp_t kmax, float64_t* heap, Cand* out) noexcept nogil:
-    """All l with ``d[l] <= kmax-th smallest``, sorted by (distance, index); returns how many (>= kmax)."""
+    """All l with ``d[l] <= t`` (t = the kmax-th smallest), sorted by distance; returns how many (>= kmax).
+
+    Only the points strictly closer than t (fewer than kmax) are sorted; the tie group at t (which can hold
+    thousands of points on integer-valued data) follows them unsorted, since its members share one distance."""
     cdef double t = _kth_smallest(d, N, kmax, heap)
-    cdef intp_t l, c = 0
+    cdef intp_t l, ci = 0, cb = 0
     for l in range(N):
-        if d[l] <= t:
-            out[c].v = d[l]
-            out[c].j = l
-            c += 1
-    qsort(out, c, sizeof(Cand), _cmp_cand)
-    return c
+        if d[l] < t:
+            out[ci].v = d[l]
+            out[ci].j = l
+            ci += 1
+        elif d[l] == t:
+            out[N - 1 - cb].v = d[l]        # the boundary group fills the buffer from the back
+            out[N - 1 - cb].j = l
+            cb += 1
+    qsort(out, ci, sizeof(Cand), _cmp_cand)
+    # move the boundary group next to the sorted part: the back slots that already lie inside
+    # [ci, ci + cb) stay where they are (the group's order does not matter), the others fill the gap
+    cdef intp_t dst = ci, p
+    cdef intp_t first = N - cb if N - cb > ci + cb else ci + cb
+    for p in range(first, N):
+        out[dst] = out[p]
+        dst += 1
+    return ci + cb
 
 
 cdef intp_t _lower(const Cand* c, intp_t n, double v) noexcept nogil:
@@ -251,10 +265,13 @@ cdef void _row_errors(const Cand* cb, intp_t nb, const float64_t* dA, intp_t N, 
         for u in range(p, p_end):
             sA = S.sA[u]
             gA = S.gA[u]
+            # only sB < k < sA + gA contribute (P > 0 and E > 0); ks is increasing
             for q in range(nk):
                 k = ks[q]
                 if sB >= k:
                     continue
+                if k >= sA + gA:
+                    break
                 if sB + gB <= k:
                     P = 1.0
                 else:
