@@ -7,7 +7,6 @@ kernels: ``inv_var[k, i] = 1 / variances[k, i]`` and ``logdet[k] = sum_i log var
 ``log p(x | k) = -0.5 * (n log 2 pi + logdet[k] + sum_i (x_i - means[k, i])**2 * inv_var[k, i])`` needs no ``log``.
 They are recomputed (exactly as :func:`refresh_cache` does) for every neuron an online step changes.
 """
-import numpy as np
 
 from libc.math cimport exp, log, INFINITY
 
