@@ -40,6 +40,11 @@ EXPECTED_OUTPUTS = {
     "03_cem_clustering.ipynb": [
         (r"max \|VE - predict_proba\| over 128 rows: (\S+)", lambda v: v < 1e-9),
     ],
+    "07_topographic_maps.ipynb": [
+        (r"fold-overs at t = 500: (\S+)", lambda v: v == 0),
+        (r"NBM M1\(5\) on Iris: (\S+)", lambda v: v > 0.9),
+        (r"tie-free: \|ours - sklearn\| = (\S+)", lambda v: v < 1e-12),
+    ],
 }
 
 

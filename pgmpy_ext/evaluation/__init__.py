@@ -65,3 +65,6 @@ __all__ += ["cluster_profiles", "mean_scores_by_dataset", "plot_cluster_profiles
 from pgmpy_ext.evaluation._structure_metrics import right_final  # noqa: E402
 
 __all__ += ["right_final"]
+from pgmpy_ext.evaluation._embedding import continuity, trustworthiness, trustworthiness_continuity  # noqa: E402
+
+__all__ += ["continuity", "trustworthiness", "trustworthiness_continuity"]

@@ -60,3 +60,9 @@ register("seed003-tables2-3", "Pena, Lozano & Larranaga 1999 Tables 2-3: constru
 register("seed003-tables4-5", "Pena, Lozano & Larranaga 1999 Tables 4-5: constructive-induction clustering on "
          "tic-tac-toe and nursery (forward and SA, 5 runs each), the nursery speed ratio and the B.11.9 scores",
          "_seed003_tables45")
+register("seed000-nbm-unit-square", "Ruz thesis Fig. 5.2: NBM map formation on the unit square (16x16, 100,000 "
+         "steps), lattice snapshots and fold-over counts", "_seed000_nbm_unit_square")
+register("seed000-nbm-iris", "Ruz thesis Figs. 5.3-5.4: NBM convergence on Iris (3 restarts, 100 epochs), LL "
+         "traces and the posterior of point 30", "_seed000_nbm_iris")
+register("seed000-nbm-maps", "Ruz thesis Figs. 5.5-5.14: PCA, SOM (MiniSom), GTM (ugtm) and NBM on ten UCI sets, "
+         "trustworthiness and continuity for k = 5..50 and the statements of spec section 8.5", "_seed000_nbm_maps")
