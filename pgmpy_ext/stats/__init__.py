@@ -55,3 +55,18 @@ from pgmpy_ext.stats._marginal import (  # noqa: E402
 
 __all__ += ["ForestPlan", "forest_plan", "log_joint_marginal", "multinet_forest_plan", "multinet_log_joint_marginal",
             "rows_with_missing"]
+from pgmpy_ext.stats._ematan import (  # noqa: E402
+    TANEStep,
+    TANMixtureConstants,
+    TANMixtureLayout,
+    TANMixtureParams,
+    ematan_accumulate,
+    ematan_estep,
+    ematan_log_joint,
+    ematan_ma_step,
+    max_abs_change,
+    tan_mixture_constants,
+)
+
+__all__ += ["TANEStep", "TANMixtureConstants", "TANMixtureLayout", "TANMixtureParams", "ematan_accumulate",
+            "ematan_estep", "ematan_log_joint", "ematan_ma_step", "max_abs_change", "tan_mixture_constants"]
