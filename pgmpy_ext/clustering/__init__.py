@@ -20,3 +20,17 @@ __all__ = ["CEMClustering", "CEM_INITS", "CEM_MODELS", "EMPTY_CLUSTER_POLICIES",
            "multinet_to_network"]
 __all__ += ["BaseBNMixture"]
 __all__ += ["CEMParams", "CEMResult", "CEMStart", "MStep", "cem_single_start", "check_cem_params", "initial_partition"]
+from pgmpy_ext.clustering._ematan import (  # noqa: E402
+    MODEL_MAX_CPD_SIZE,
+    POLICIES,
+    EMATANClustering,
+    EMATANData,
+    EMATANStart,
+    align_to_reference,
+    combine_ematan_starts,
+    ematan_single_start,
+    prepare_ematan,
+)
+
+__all__ += ["EMATANClustering", "EMATANData", "EMATANStart", "MODEL_MAX_CPD_SIZE", "POLICIES", "align_to_reference",
+            "combine_ematan_starts", "ematan_single_start", "prepare_ematan"]

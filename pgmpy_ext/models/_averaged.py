@@ -104,8 +104,8 @@ class AveragedTANModel:
         for i, f in enumerate(labels):
             o0 = int(self.layout.option_off[i])
             entry = {}
-            for o, (has_c, l) in enumerate(self.layout.option_parents(i)):
-                key = ((self.cluster_node,) if has_c else ()) + ((labels[l],) if l >= 0 else ())
+            for o, (has_c, lp) in enumerate(self.layout.option_parents(i)):
+                key = ((self.cluster_node,) if has_c else ()) + ((labels[lp],) if lp >= 0 else ())
                 entry[key] = float(self.params.weights[o0 + o])
             out[f] = entry
         return out
@@ -174,15 +174,15 @@ class AveragedTANModel:
         sd = p.single_dep[lay.single_off[i] * K:lay.single_off[i + 1] * K].reshape(ri, K)
         t += (w[i + 1] * sd).reshape(ri, K, *ones)
         p0 = i * (i - 1) // 2
-        for l in range(i):
-            rl = int(cards[l])
-            lo, hi = int(lay.pair_off[p0 + l]), int(lay.pair_off[p0 + l + 1])
+        for lp in range(i):
+            rl = int(cards[lp])
+            lo, hi = int(lay.pair_off[p0 + lp]), int(lay.pair_off[p0 + lp + 1])
             bshape = [1] * i
-            bshape[l] = rl
+            bshape[lp] = rl
             ind = p.pair_ind[lo:hi].reshape(rl, ri).T  # (r_i, r_l)
-            t += (w[1 + l] * ind).reshape(ri, 1, *bshape)
+            t += (w[1 + lp] * ind).reshape(ri, 1, *bshape)
             dep = p.pair_dep[lo * K:hi * K].reshape(rl, ri, K).transpose(1, 2, 0)  # (r_i, K, r_l)
-            t += (w[i + 2 + l] * dep).reshape(ri, K, *bshape)
+            t += (w[i + 2 + lp] * dep).reshape(ri, K, *bshape)
         return t
 
     def complete_cpd(self, node, *, max_cpd_size: int = MAX_COMPLETE_CPD_SIZE) -> TabularCPD:

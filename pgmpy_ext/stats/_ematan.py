@@ -80,7 +80,7 @@ class TANMixtureLayout:
         n = cards.shape[0]
         single_off = np.concatenate([[0], np.cumsum(cards)]).astype(np.intp)
         child = np.array([i for i in range(n) for _ in range(i)], dtype=np.intp)
-        parent = np.array([l for i in range(n) for l in range(i)], dtype=np.intp)
+        parent = np.array([lp for i in range(n) for lp in range(i)], dtype=np.intp)
         sizes = cards[parent] * cards[child] if n > 1 else np.zeros(0, dtype=np.intp)
         pair_off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
         return cls(cards, K, _intp(single_off), _intp(pair_off), _intp(child), _intp(parent))
@@ -115,7 +115,7 @@ class TANMixtureLayout:
 
     def option_parents(self, i: int) -> list:
         """``[(has_c, l)]`` for the options of variable ``i`` in storage order (``l = -1``: no predecessor)."""
-        return ([(False, -1)] + [(False, l) for l in range(i)] + [(True, -1)] + [(True, l) for l in range(i)])
+        return ([(False, -1)] + [(False, lp) for lp in range(i)] + [(True, -1)] + [(True, lp) for lp in range(i)])
 
     @cached_property
     def option_var(self) -> np.ndarray:
@@ -159,14 +159,14 @@ class TANMixtureLayout:
         out = {}
         # single_ind: one configuration per variable
         var_of_cell = np.repeat(np.arange(self.n_vars, dtype=np.intp), cards)
-        out["single_ind"] = dict(cfg=var_of_cell, r=cards.copy(), opt=self._opt_single_ind[var_of_cell],
-                                 cfg_opt=self._opt_single_ind)
+        out["single_ind"] = {"cfg": var_of_cell, "r": cards.copy(), "opt": self._opt_single_ind[var_of_cell],
+                                 "cfg_opt": self._opt_single_ind}
         # single_dep: (k, j) cells, configuration (i, j)
         cells = np.arange(self.n_single * K, dtype=np.intp)
         base, j = np.divmod(cells, K)
         v = var_of_cell[base]
-        out["single_dep"] = dict(cfg=v * K + j, r=np.repeat(cards, K), opt=self._opt_single_dep[v],
-                                 cfg_opt=np.repeat(self._opt_single_dep, K))
+        out["single_dep"] = {"cfg": v * K + j, "r": np.repeat(cards, K), "opt": self._opt_single_dep[v],
+                                 "cfg_opt": np.repeat(self._opt_single_dep, K)}
         # pair_ind: (a, k) cells, configuration (p, a)
         P = self.n_pairs
         rl, ri = cards[self.pair_parent], cards[self.pair_child]
@@ -175,14 +175,14 @@ class TANMixtureLayout:
         local = np.arange(self.n_pair_cells, dtype=np.intp) - self.pair_off[pair_of_cell]
         cfg = cfg_off[pair_of_cell] + local // ri[pair_of_cell]
         cfg_pair = np.repeat(np.arange(P, dtype=np.intp), rl)
-        out["pair_ind"] = dict(cfg=cfg, r=ri[cfg_pair], opt=self._opt_pair_ind[pair_of_cell],
-                               cfg_opt=self._opt_pair_ind[cfg_pair])
+        out["pair_ind"] = {"cfg": cfg, "r": ri[cfg_pair], "opt": self._opt_pair_ind[pair_of_cell],
+                               "cfg_opt": self._opt_pair_ind[cfg_pair]}
         # pair_dep: (a, k, j) cells, configuration ((p, a), j)
         cells = np.arange(self.n_pair_cells * K, dtype=np.intp)
         base, j = np.divmod(cells, K)
-        out["pair_dep"] = dict(cfg=cfg[base] * K + j, r=np.repeat(ri[cfg_pair], K),
-                               opt=self._opt_pair_dep[pair_of_cell[base]],
-                               cfg_opt=np.repeat(self._opt_pair_dep[cfg_pair], K))
+        out["pair_dep"] = {"cfg": cfg[base] * K + j, "r": np.repeat(ri[cfg_pair], K),
+                               "opt": self._opt_pair_dep[pair_of_cell[base]],
+                               "cfg_opt": np.repeat(self._opt_pair_dep[cfg_pair], K)}
         return out
 
     def check_codes(self, codes) -> np.ndarray:
