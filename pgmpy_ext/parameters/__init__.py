@@ -11,3 +11,6 @@ from pgmpy_ext.parameters._tm import (
 )
 
 __all__ = ["LINE_SEARCHES", "THESIS_GRID", "TMEstimator", "TMResult", "check_tm_params", "class_children", "fit_tm"]
+from pgmpy_ext.parameters._em import LatentEM  # noqa: E402
+
+__all__ += ["LatentEM"]
