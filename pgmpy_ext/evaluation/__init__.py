@@ -62,3 +62,16 @@ from pgmpy_ext.evaluation._plots import (  # noqa: E402
 
 __all__ += ["cluster_profiles", "mean_scores_by_dataset", "plot_cluster_profiles", "plot_fold_accuracies",
             "plot_membership", "plot_ranks_over_datasets"]
+from pgmpy_ext.evaluation._partition import (  # noqa: E402
+    WinDrawLoss,
+    comembership_hamming,
+    comembership_hamming_naive,
+    enumerate_nb_log_joint,
+    independence_measure,
+    kl_divergence_bits,
+    matched_accuracy,
+    win_draw_loss,
+)
+
+__all__ += ["WinDrawLoss", "comembership_hamming", "comembership_hamming_naive", "enumerate_nb_log_joint",
+            "independence_measure", "kl_divergence_bits", "matched_accuracy", "win_draw_loss"]
