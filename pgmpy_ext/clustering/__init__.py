@@ -44,11 +44,10 @@ from pgmpy_ext.clustering._ematan import (  # noqa: E402
     EMATANClustering,
     EMATANData,
     EMATANStart,
-    align_to_reference,
     combine_ematan_starts,
     ematan_single_start,
     prepare_ematan,
 )
 
-__all__ += ["EMATANClustering", "EMATANData", "EMATANStart", "MODEL_MAX_CPD_SIZE", "POLICIES", "align_to_reference",
+__all__ += ["EMATANClustering", "EMATANData", "EMATANStart", "MODEL_MAX_CPD_SIZE", "POLICIES",
             "combine_ematan_starts", "ematan_single_start", "prepare_ematan"]

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import linear_sum_assignment
 from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
-from pgmpy_ext.clustering._base import BaseBNMixture, run_starts
-from pgmpy_ext.data import EncodedData, encode
+from pgmpy_ext.clustering._base import BaseBNMixture
+from pgmpy_ext.clustering._latent import align_starts
+from pgmpy_ext.data import EncodedData
 from pgmpy_ext.models import MAX_COMPLETE_CPD_SIZE, AveragedTANModel
 from pgmpy_ext.stats import (
     TANMixtureLayout,
@@ -34,7 +34,7 @@ from pgmpy_ext.stats import (
 )
 from pgmpy_ext.utils import check_generator, check_option
 
-__all__ = ["EMATANClustering", "EMATANData", "EMATANStart", "MODEL_MAX_CPD_SIZE", "POLICIES", "align_to_reference",
+__all__ = ["EMATANClustering", "EMATANData", "EMATANStart", "MODEL_MAX_CPD_SIZE", "POLICIES",
            "combine_ematan_starts", "ematan_single_start", "prepare_ematan"]
 
 #: Multi-start policies (spec section 6): Best Choice, Uniform Averaging, Averaging (weights softmax of the LL).
@@ -162,29 +162,11 @@ def ematan_single_start(data: EMATANData, rng: np.random.Generator, *, eps: floa
     return out
 
 
-def align_to_reference(resp_ref: np.ndarray, resp: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Hungarian label alignment (spec AMBIG-10): ``perm`` maximising ``sum_d w_d sum_j q_ref[d, j] q[d, perm[j]]``,
-    so that cluster ``j`` of the reference is cluster ``perm[j]`` of the other run.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> ref = np.array([[1.0, 0.0], [0.0, 1.0], [0.9, 0.1]])
-    >>> align_to_reference(ref, ref[:, ::-1], np.ones(3)).tolist()
-    [1, 0]
-    """
-    agree = (resp_ref * weights[:, None]).T @ resp
-    rows, cols = linear_sum_assignment(-agree)
-    perm = np.empty(agree.shape[0], dtype=np.intp)
-    perm[rows] = cols
-    return perm
-
-
 def combine_ematan_starts(starts: list, data: EMATANData, policy: str = "best") -> tuple[EMATANStart, np.ndarray]:
     """Combine the runs of a multi-start EMA-TAN (spec section 6).
 
     ``"best"`` keeps the run with the highest log-likelihood (ties: the first). ``"uniform"`` and ``"averaging"``
-    align every run to the best one (:func:`align_to_reference`) and average the parameters with weights
+    align every run to the best one (:func:`~pgmpy_ext.clustering.align_starts`, Hungarian) and average the parameters with weights
     ``1/m`` or ``softmax(loglik)``. Averaging mixture CPDs is again a mixture CPD of the same form: option weights
     :math:`\\bar w^v = \\sum_m \\pi_m w_m^v` and, for the options with C, tables
     :math:`\\sum_m \\pi_m w_m^v \\tilde\\theta_m^v / \\bar w^v` (the options without C are the same in every run), so
@@ -212,10 +194,10 @@ def combine_ematan_starts(starts: list, data: EMATANData, policy: str = "best") 
     sd = np.zeros(lay.n_single * K)
     pd_ = np.zeros(lay.n_pair_cells * K)
     maps = lay._maps
-    for s, p in zip(starts, pi):
+    perms = align_starts(starts, ref, data.weights)  # the latent-class engine's Hungarian alignment (AMBIG-10)
+    for s, p, perm in zip(starts, pi, perms):
         if p == 0.0:
             continue
-        perm = align_to_reference(ref.resp, s.resp, data.weights)
         par = s.params.permute_clusters(perm, lay)
         theta_c += p * par.theta_c
         w_bar += p * par.weights
@@ -400,12 +382,14 @@ class EMATANClustering(BaseBNMixture):
                              "sets assumes complete data (the thesis's assumption 2); impute or drop the incomplete "
                              "rows before fit. predict, predict_proba and score sum missing cells out exactly.")
 
-    def _prepare(self, data: EncodedData, rng: np.random.Generator) -> EMATANData:
+    def _prepare_starts(self, data: EncodedData) -> EMATANData:
         K = int(self.n_clusters)
         columns = list(data.columns)
         order = _check_order(self.order, columns)
         if order is None:
-            order = rng.permutation(len(columns)).astype(np.intp)
+            # the order comes from random_state's own stream; the starts use spawned children (run_starts), which
+            # do not depend on this draw
+            order = check_generator(self.random_state).permutation(len(columns)).astype(np.intp)
         prepared = prepare_ematan(data.codes, data.cards, K, order=order, alpha=float(self.alpha))
         if prepared.codes.shape[0] < K:
             raise ValueError(f"n_clusters == {K} is more than the {prepared.codes.shape[0]} distinct rows of X; use "
@@ -418,53 +402,25 @@ class EMATANClustering(BaseBNMixture):
     def _start_score(self, result: EMATANStart) -> float:
         return result.loglik
 
-    # ------------------------------------------------------------------ fit (the base's, with the start policies)
-    def fit(self, X, y=None):
-        """Cluster the rows of ``X``: ``n_init`` EMA-TAN starts over one order, combined by ``policy``.
+    def _progress_desc(self) -> str:
+        return "EMA-TAN starts"
 
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-            Discrete attributes, no missing values.
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
-        import warnings
-        from functools import partial
-
-        from sklearn.exceptions import ConvergenceWarning
-
-        self._check_params()
-        self._check_common_params()
-        frame = self._fit_frame(X)
-        self._check_no_missing(frame)
-        self.encoder_ = encode(frame)
-        rng = check_generator(self.random_state)
-        prepared = self._prepare(self.encoder_, rng)
-        starts, scores, best = run_starts(partial(self._single_start, prepared), int(self.n_init), rng,
-                                          self._start_score, n_jobs=self.n_jobs, show_progress=self.show_progress,
-                                          desc="EMA-TAN starts")
+    def _combine_starts(self, prepared: EMATANData, starts: list, scores, best: int) -> EMATANStart:
         combined, pi = combine_ematan_starts(starts, prepared, self.policy)
-        cluster = "cluster"
-        while cluster in self.encoder_.columns:
-            cluster += "_"
-        self.cluster_node_ = cluster
-        self._set_result(prepared, combined, starts[best], scores, pi)
-        if not self.converged_:
-            warnings.warn(f"EMA-TAN stopped at max_iter={self.max_iter} before the parameters changed by less than "
-                          f"eps={self.eps}; increase max_iter.", ConvergenceWarning, stacklevel=2)
-        self.__dict__.pop("model_", None)
-        self._build_models()
-        return self
+        self._fit_aux_ = (prepared, starts[best], pi)
+        return combined
 
-    def _set_result(self, prepared: EMATANData, combined: EMATANStart, best: EMATANStart, scores, pi) -> None:
-        features = list(self.encoder_.columns)
-        self.averaged_model_ = AveragedTANModel(prepared.layout, combined.params, features, prepared.order,
-                                                self.encoder_.state_names, self.cluster_node_)
-        self.order_ = self.averaged_model_.order_labels
+    def _not_converged_message(self, result: EMATANStart) -> str | None:
+        if self.converged_:
+            return None
+        return (f"EMA-TAN stopped at max_iter={self.max_iter} before the parameters changed by less than "
+                f"eps={self.eps}; increase max_iter.")
+
+    def _set_fitted(self, combined: EMATANStart, scores) -> None:
+        prepared, best, pi = self._fit_aux_
+        del self._fit_aux_
+        self._prepared_ = prepared
+        self._combined_ = combined
         self.weights_ = combined.params.theta_c.copy()
         self.labels_ = np.argmax(combined.resp, axis=1).astype(np.intp)[prepared.inverse]
         self.log_likelihood_ = float(combined.loglik)
@@ -474,11 +430,17 @@ class EMATANClustering(BaseBNMixture):
         self.degenerate_ = bool(combined.degenerate)
         self.start_logliks_ = np.asarray(scores, dtype=np.float64)
         self.start_weights_ = pi
+
+    def _build_models(self) -> None:
+        prepared, combined = self._prepared_, self._combined_
+        del self._prepared_, self._combined_
+        features = list(self.encoder_.columns)
+        self.averaged_model_ = AveragedTANModel(prepared.layout, combined.params, features, prepared.order,
+                                                self.encoder_.state_names, self.cluster_node_)
+        self.order_ = self.averaged_model_.order_labels
         self.option_posterior_ = self.averaged_model_.option_posterior()
         self.arc_posterior_ = pd.DataFrame(self.averaged_model_.arc_posterior(),
                                            index=[self.cluster_node_, *features], columns=features)
-
-    def _build_models(self) -> None:
         model = self.averaged_model_
         if max(model.complete_cpd_size(f) for f in model.features) <= MODEL_MAX_CPD_SIZE:
             self.model_ = model.to_network(max_cpd_size=MODEL_MAX_CPD_SIZE)

@@ -138,6 +138,34 @@ def test_naive_bayes_options_equal_ema_nb():
         assert_allclose(p_c, arcs, rtol=1e-9)
 
 
+def test_naive_bayes_options_equal_the_engines_ema():
+    """The same, against the latent-class engine's EMA (``latent_class_single_start(method="ema")``) from the same
+    initial responsibilities: identical log-likelihood traces and final parameters."""
+    from pgmpy_ext.clustering import latent_class_data, latent_class_single_start
+
+    rng = np.random.default_rng(11)
+    cards, K = [3, 2, 2, 3, 2], 2
+    z = rng.integers(0, K, 200)
+    X = np.stack([np.where(rng.random(200) < 0.75, z % c, rng.integers(0, c, 200)) for c in cards], 1)
+    resp_rows = rng.dirichlet(np.ones(K), size=200)
+    theirs = latent_class_single_start(latent_class_data(X, cards), K, rng, method="ema", init=resp_rows,
+                                       max_iter=8, eps=None)
+    lay = TANMixtureLayout.build(cards, K)
+    allowed = lay.option_pred < 0
+    data = prepare_ematan(X, cards, K, allowed=allowed)
+    q = np.zeros((data.codes.shape[0], K))
+    np.add.at(q, data.inverse, resp_rows)
+    mine = ematan_single_start(data, rng, eps=0.0, max_iter=7, init=q / data.weights[:, None])
+    assert_allclose(mine.ll_trace, theirs.ll_trace, rtol=1e-12)
+    assert_allclose(mine.params.theta_c, theirs.weights, rtol=1e-12)
+    model = AveragedTANModel(data.layout, mine.params, list(range(5)), np.arange(5),
+                             {i: list(range(c)) for i, c in enumerate(cards)})
+    theta = np.concatenate([model.complete_table(i)[(slice(None), slice(None)) + (0,) * i] for i in range(5)])
+    assert_allclose(theta, theirs.theta, rtol=1e-11)
+    assert_allclose([mine.params.weights[lay.option_off[i] + i + 1] for i in range(5)], theirs.arc_posterior,
+                    rtol=1e-10)
+
+
 def test_complete_table_is_a_cpd_and_matches_kernel():
     rng = np.random.default_rng(1)
     cards, K = [2, 2, 3], 2  # in the order pi = (c, a, b)
