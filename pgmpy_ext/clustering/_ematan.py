@@ -167,8 +167,8 @@ def combine_ematan_starts(starts: list, data: EMATANData, policy: str = "best") 
 
     ``"best"`` keeps the run with the highest log-likelihood (ties: the first). ``"uniform"`` and ``"averaging"``
     align every run to the best one (:func:`~pgmpy_ext.clustering.align_starts`, Hungarian) and average the
-    parameters with weights ``1/m`` or ``softmax(loglik)``. Averaging mixture CPDs is again a mixture CPD of the same form: option weights
-    :math:`\\bar w^v = \\sum_m \\pi_m w_m^v` and, for the options with C, tables
+    parameters with weights ``1/m`` or ``softmax(loglik)``. Averaging mixture CPDs is again a mixture CPD of the
+    same form: option weights :math:`\\bar w^v = \\sum_m \\pi_m w_m^v` and, for the options with C, tables
     :math:`\\sum_m \\pi_m w_m^v \\tilde\\theta_m^v / \\bar w^v` (the options without C are the same in every run), so
     the combination equals the average of the averaged CPDs exactly. Its log-likelihood and responsibilities are
     recomputed. Returns ``(combined, start_weights)``.
