@@ -51,3 +51,17 @@ from pgmpy_ext.clustering._ematan import (  # noqa: E402
 
 __all__ += ["EMATANClustering", "EMATANData", "EMATANStart", "MODEL_MAX_CPD_SIZE", "POLICIES",
             "combine_ematan_starts", "ematan_single_start", "prepare_ematan"]
+from pgmpy_ext.clustering._em_baselines import (  # noqa: E402
+    CompleteBNData,
+    CompleteBNStart,
+    EMCompleteBNClustering,
+    EMTANClustering,
+    EMTANStart,
+    complete_bn_single_start,
+    emtan_single_start,
+    prepare_complete_bn,
+    prepare_emtan,
+)
+
+__all__ += ["CompleteBNData", "CompleteBNStart", "EMCompleteBNClustering", "EMTANClustering", "EMTANStart",
+            "complete_bn_single_start", "emtan_single_start", "prepare_complete_bn", "prepare_emtan"]

@@ -74,8 +74,10 @@ from pgmpy_ext.stats._ematan import (  # noqa: E402
     ematan_log_joint,
     ematan_ma_step,
     max_abs_change,
+    pair_cmi,
     tan_mixture_constants,
 )
 
 __all__ += ["TANEStep", "TANMixtureConstants", "TANMixtureLayout", "TANMixtureParams", "ematan_accumulate",
-            "ematan_estep", "ematan_log_joint", "ematan_ma_step", "max_abs_change", "tan_mixture_constants"]
+            "ematan_estep", "ematan_log_joint", "ematan_ma_step", "max_abs_change", "pair_cmi",
+            "tan_mixture_constants"]

@@ -30,7 +30,7 @@ from scipy.special import gammaln
 from pgmpy_ext._core import _ematan
 
 __all__ = ["TANMixtureLayout", "TANMixtureParams", "TANMixtureConstants", "TANEStep", "tan_mixture_constants",
-           "ematan_estep", "ematan_accumulate", "ematan_log_joint", "ematan_ma_step", "max_abs_change"]
+           "ematan_estep", "ematan_accumulate", "ematan_log_joint", "ematan_ma_step", "max_abs_change", "pair_cmi"]
 
 
 def _intp(a) -> np.ndarray:
@@ -441,3 +441,39 @@ def ematan_ma_step(layout: TANMixtureLayout, constants: TANMixtureConstants, est
     w = e / np.add.reduceat(e, off)[layout.option_var]
     theta_c = (estep.cluster_counts + a) / (constants.n_total + K * a)
     return TANMixtureParams(theta_c, w, constants.single_ind, constants.pair_ind, sd, pd_)
+
+
+def pair_cmi(layout: TANMixtureLayout, counts_pair: np.ndarray, cluster_counts: np.ndarray) -> np.ndarray:
+    r"""Conditional mutual information :math:`I(X_i; X_l \mid C)` (natural log) of every pair ``p(i, l)`` from its
+    (expected) counts ``N[a, k, j]`` (layout (a, k, j)), shape (n(n-1)/2,).
+
+    .. math:: I = \sum_{a,k,j} \frac{N_{akj}}{N} \log \frac{N_{akj} N_j}{N_{aj} N_{kj}}
+
+    Vectorised over every pair (what structural EM with TAN, mEM-TAN, re-learns its tree from).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lay = TANMixtureLayout.build([2, 2], 1)
+    >>> round(float(pair_cmi(lay, np.array([5.0, 0.0, 0.0, 5.0]), np.array([10.0]))[0]), 6)   # log 2
+    0.693147
+    """
+    K = layout.n_clusters
+    m = layout._maps["pair_dep"]
+    cp = np.asarray(counts_pair, dtype=np.float64)
+    cells = np.arange(cp.shape[0], dtype=np.intp)
+    base, j = np.divmod(cells, K)
+    pair = np.repeat(np.arange(layout.n_pairs, dtype=np.intp),
+                     (layout.pair_off[1:] - layout.pair_off[:-1]) * K) if layout.n_pairs else base
+    ri = layout.cards[layout.pair_child][pair] if layout.n_pairs else base
+    k = (base - layout.pair_off[pair]) % ri if layout.n_pairs else base
+    n_aj = np.bincount(m["cfg"], weights=cp)  # configuration ((p, a), j)
+    kj = (layout.single_off[layout.pair_child][pair] + k) * K + j  # (p, k, j) keyed through the child's cells
+    kj_key = pair * (layout.n_single * K) + kj
+    _, kj_id = np.unique(kj_key, return_inverse=True)
+    n_kj = np.bincount(kj_id, weights=cp)
+    nc = np.asarray(cluster_counts, dtype=np.float64)
+    total = nc.sum()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(cp > 0, cp * np.log(cp * nc[j] / (n_aj[m["cfg"]] * n_kj[kj_id])), 0.0)
+    return np.bincount(pair, weights=terms, minlength=layout.n_pairs) / total
