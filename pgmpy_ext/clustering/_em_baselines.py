@@ -213,7 +213,8 @@ class EMTANClustering(BaseBNMixture):
     >>> est = EMTANClustering(2, n_init=3, random_state=0).fit(X)
     >>> est.tree_
     {'x0': 'x2', 'x1': 'x0', 'x2': None, 'copy': 'x0'}
-    >>> round(float(max(np.mean(est.labels_ == z), np.mean(est.labels_ != z))), 2), sorted(est.model_.get_parents("copy"))
+    >>> acc = max(np.mean(est.labels_ == z), np.mean(est.labels_ != z))
+    >>> round(float(acc), 2), sorted(est.model_.get_parents("copy"))
     (0.88, ['cluster', 'x0'])
     """
 

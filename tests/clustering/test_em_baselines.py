@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from joblib import parallel_config
 import pytest
+from joblib import parallel_config
 from numpy.testing import assert_allclose, assert_array_equal
 
 from pgmpy_ext._compat import VariableElimination
