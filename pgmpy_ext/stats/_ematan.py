@@ -185,6 +185,20 @@ class TANMixtureLayout:
                                "cfg_opt": np.repeat(self._opt_pair_dep[cfg_pair], K)}
         return out
 
+    @cached_property
+    def _cmi_maps(self) -> tuple:
+        """For every cell of ``pair_dep``: its pair, cluster ``j``, configuration ``(p, a, j)`` and ``(p, k, j)``."""
+        K = self.n_clusters
+        cells = np.arange(self.n_pair_cells * K, dtype=np.intp)
+        base, j = np.divmod(cells, K)
+        sizes = (self.pair_off[1:] - self.pair_off[:-1]) * K
+        pair = np.repeat(np.arange(self.n_pairs, dtype=np.intp), sizes)
+        ri = self.cards[self.pair_child][pair]
+        k = (base - self.pair_off[pair]) % ri
+        kj_off = np.concatenate([[0], np.cumsum(self.cards[self.pair_child] * K)]).astype(np.intp)
+        kj = kj_off[pair] + k * K + j
+        return pair, j, self._maps["pair_dep"]["cfg"], kj
+
     def check_codes(self, codes) -> np.ndarray:
         c = np.ascontiguousarray(codes, dtype=np.int32)
         if c.ndim != 2 or c.shape[1] != self.n_vars:
@@ -458,22 +472,11 @@ def pair_cmi(layout: TANMixtureLayout, counts_pair: np.ndarray, cluster_counts: 
     >>> round(float(pair_cmi(lay, np.array([5.0, 0.0, 0.0, 5.0]), np.array([10.0]))[0]), 6)   # log 2
     0.693147
     """
-    K = layout.n_clusters
-    m = layout._maps["pair_dep"]
     cp = np.asarray(counts_pair, dtype=np.float64)
-    cells = np.arange(cp.shape[0], dtype=np.intp)
-    base, j = np.divmod(cells, K)
-    pair = np.repeat(np.arange(layout.n_pairs, dtype=np.intp),
-                     (layout.pair_off[1:] - layout.pair_off[:-1]) * K) if layout.n_pairs else base
-    ri = layout.cards[layout.pair_child][pair] if layout.n_pairs else base
-    k = (base - layout.pair_off[pair]) % ri if layout.n_pairs else base
-    n_aj = np.bincount(m["cfg"], weights=cp)  # configuration ((p, a), j)
-    kj = (layout.single_off[layout.pair_child][pair] + k) * K + j  # (p, k, j) keyed through the child's cells
-    kj_key = pair * (layout.n_single * K) + kj
-    _, kj_id = np.unique(kj_key, return_inverse=True)
-    n_kj = np.bincount(kj_id, weights=cp)
+    pair, j, aj, kj = layout._cmi_maps
+    n_aj = np.bincount(aj, weights=cp)
+    n_kj = np.bincount(kj, weights=cp)
     nc = np.asarray(cluster_counts, dtype=np.float64)
-    total = nc.sum()
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(cp > 0, cp * np.log(cp * nc[j] / (n_aj[m["cfg"]] * n_kj[kj_id])), 0.0)
-    return np.bincount(pair, weights=terms, minlength=layout.n_pairs) / total
+        terms = np.where(cp > 0, cp * np.log(cp * nc[j] / (n_aj[aj] * n_kj[kj])), 0.0)
+    return np.bincount(pair, weights=terms, minlength=layout.n_pairs) / nc.sum()
