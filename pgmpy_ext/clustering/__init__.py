@@ -47,10 +47,11 @@ from pgmpy_ext.clustering._ematan import (  # noqa: E402
     combine_ematan_starts,
     ematan_single_start,
     prepare_ematan,
+    random_nb_resp,
 )
 
 __all__ += ["EMATANClustering", "EMATANData", "EMATANStart", "MODEL_MAX_CPD_SIZE", "POLICIES",
-            "combine_ematan_starts", "ematan_single_start", "prepare_ematan"]
+            "combine_ematan_starts", "ematan_single_start", "prepare_ematan", "random_nb_resp"]
 from pgmpy_ext.clustering._em_baselines import (  # noqa: E402
     CompleteBNData,
     CompleteBNStart,

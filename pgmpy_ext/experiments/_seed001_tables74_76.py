@@ -153,12 +153,12 @@ def report(results: dict, st: Settings, elapsed: float, quick: bool, n_jobs) -> 
          "random root, C (2 states) a parent of every feature, r_i ~ U{2, 3}, Dirichlet(1) CPTs; every model "
          "sampled independently at every N; the sampled C is the true partition.",
          f"* Learners, m = {st.n_init} starts each, Best Choice by log-likelihood, Dirichlet(1) priors: "
-         "**mEMA-TAN** (`EMATANClustering` engine; one random order pi per model and N; random responsibilities "
-         "per distinct row + one MA step as the start; eps = 0.01), **mEM-TAN** (`EMTANClustering` engine: tree "
-         "re-learned from the expected counts every iteration, decision 4; random start responsibilities; stop at "
+         "**mEMA-TAN** (`EMATANClustering` engine; one random order pi per model and N; eps = 0.01), **mEM-TAN** "
+         "(`EMTANClustering` engine: tree re-learned from the expected counts every iteration, decision 4; stop at "
          "|dLL| <= 1e-6 |LL|), **mEM-BNET** (`EMCompleteBNClustering` engine, the same pi, parameters of the "
-         "observed parent configurations only) and **mEMA** (naive-Bayes EMA, the latent-class engine, Dirichlet(1)"
-         f" random parameters). max_iter = {st.max_iter}.",
+         "observed parent configurations only) and **mEMA** (naive-Bayes EMA, the latent-class engine). Every start"
+         " begins from random Dirichlet(1) naive-Bayes parameters (AMBIG-7/13; for the first three through the "
+         f"responsibilities they give, then one M/MA step). max_iter = {st.max_iter}.",
          "* Winner by the matched accuracy of the MAP partition of the training sample (decision 11); a cell is "
          "mEMA-TAN's wins/draws/losses over the models; `*` two-sided zsplit Wilcoxon (normal approximation) "
          "p < 0.10 (the thesis's bold), `**` also p < 0.01 (the thesis's grey box, lost in the extraction). The "
