@@ -279,6 +279,7 @@ def test_bad_inputs_and_data_unchanged():
     pd.testing.assert_frame_equal(X, X0)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_large_model_has_no_model_but_exports_on_request():
     rng = np.random.default_rng(0)
     X = pd.DataFrame({f"x{i}": rng.integers(0, 4, 80) for i in range(10)})
