@@ -53,3 +53,31 @@ from pgmpy_ext.clustering._constructive import (  # noqa: E402
 
 __all__ += ["CI_PARAM_SEARCHES", "CI_SEARCHES", "CIOptions", "CIStart", "ConstructiveInductionClustering",
             "ci_single_start", "unique_rows_with_counts"]
+from pgmpy_ext.clustering._ematan import (  # noqa: E402
+    MODEL_MAX_CPD_SIZE,
+    POLICIES,
+    EMATANClustering,
+    EMATANData,
+    EMATANStart,
+    combine_ematan_starts,
+    ematan_single_start,
+    prepare_ematan,
+    random_nb_resp,
+)
+
+__all__ += ["EMATANClustering", "EMATANData", "EMATANStart", "MODEL_MAX_CPD_SIZE", "POLICIES",
+            "combine_ematan_starts", "ematan_single_start", "prepare_ematan", "random_nb_resp"]
+from pgmpy_ext.clustering._em_baselines import (  # noqa: E402
+    CompleteBNData,
+    CompleteBNStart,
+    EMCompleteBNClustering,
+    EMTANClustering,
+    EMTANStart,
+    complete_bn_single_start,
+    emtan_single_start,
+    prepare_complete_bn,
+    prepare_emtan,
+)
+
+__all__ += ["CompleteBNData", "CompleteBNStart", "EMCompleteBNClustering", "EMTANClustering", "EMTANStart",
+            "complete_bn_single_start", "emtan_single_start", "prepare_complete_bn", "prepare_emtan"]

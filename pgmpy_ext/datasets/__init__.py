@@ -15,6 +15,14 @@ from pgmpy_ext.datasets._generators import (
     make_nursery_grid,
     make_tic_tac_toe,
 )
+from pgmpy_ext.datasets._latent import (
+    RandomLatentModel,
+    make_model_detection,
+    make_random_bn_classifier,
+    make_random_selective_nb,
+    make_random_tan,
+    pruefer_tree,
+)
 from pgmpy_ext.datasets._loader import list_datasets, load_dataset
 from pgmpy_ext.datasets._synthetic import CORRAL_FEATURES, make_corral
 
@@ -37,3 +45,5 @@ __all__ = [
     "make_tic_tac_toe",
 ]
 __all__ += ["make_ci_synthetic"]
+__all__ += ["RandomLatentModel", "make_model_detection", "make_random_bn_classifier", "make_random_selective_nb",
+            "make_random_tan", "pruefer_tree"]

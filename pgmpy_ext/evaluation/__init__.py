@@ -68,3 +68,16 @@ __all__ += ["right_final"]
 from pgmpy_ext.evaluation._embedding import continuity, trustworthiness, trustworthiness_continuity  # noqa: E402
 
 __all__ += ["continuity", "trustworthiness", "trustworthiness_continuity"]
+from pgmpy_ext.evaluation._partition import (  # noqa: E402
+    WinDrawLoss,
+    comembership_hamming,
+    comembership_hamming_naive,
+    enumerate_nb_log_joint,
+    independence_measure,
+    kl_divergence_bits,
+    matched_accuracy,
+    win_draw_loss,
+)
+
+__all__ += ["WinDrawLoss", "comembership_hamming", "comembership_hamming_naive", "enumerate_nb_log_joint",
+            "independence_measure", "kl_divergence_bits", "matched_accuracy", "win_draw_loss"]

@@ -66,3 +66,5 @@ register("seed000-nbm-iris", "Ruz thesis Figs. 5.3-5.4: NBM convergence on Iris 
          "traces and the posterior of point 30", "_seed000_nbm_iris")
 register("seed000-nbm-maps", "Ruz thesis Figs. 5.5-5.14: PCA, SOM (MiniSom), GTM (ugtm) and NBM on ten UCI sets, "
          "trustworthiness and continuity for k = 5..50 and the statements of spec section 8.5", "_seed000_nbm_maps")
+register("seed001-tables7.4-7.6", "Santafe thesis Tables 7.4-7.6: multi-start EMA-TAN vs mEM-TAN, mEM-BNET and mEMA on "
+         "random TAN models (W/D/L by matched accuracy, Wilcoxon marks)", "_seed001_tables74_76")

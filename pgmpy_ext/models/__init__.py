@@ -10,3 +10,6 @@ __all__ += ["minimal_parents", "multinet_to_network"]
 from pgmpy_ext.models._marginal import marginal_log_joint, variable_elimination_log_joint  # noqa: E402
 
 __all__ += ["marginal_log_joint", "variable_elimination_log_joint"]
+from pgmpy_ext.models._averaged import MAX_COMPLETE_CPD_SIZE, MAX_MISSING_COMPLETIONS, AveragedTANModel  # noqa: E402
+
+__all__ += ["AveragedTANModel", "MAX_COMPLETE_CPD_SIZE", "MAX_MISSING_COMPLETIONS"]

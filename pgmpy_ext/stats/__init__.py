@@ -83,3 +83,20 @@ __all__ += ["NBMState", "grid_coordinates"]
 from pgmpy_ext.stats._embedding import neighbourhood_errors  # noqa: E402
 
 __all__ += ["neighbourhood_errors"]
+from pgmpy_ext.stats._ematan import (  # noqa: E402
+    TANEStep,
+    TANMixtureConstants,
+    TANMixtureLayout,
+    TANMixtureParams,
+    ematan_accumulate,
+    ematan_estep,
+    ematan_log_joint,
+    ematan_ma_step,
+    max_abs_change,
+    pair_cmi,
+    tan_mixture_constants,
+)
+
+__all__ += ["TANEStep", "TANMixtureConstants", "TANMixtureLayout", "TANMixtureParams", "ematan_accumulate",
+            "ematan_estep", "ematan_log_joint", "ematan_ma_step", "max_abs_change", "pair_cmi",
+            "tan_mixture_constants"]
