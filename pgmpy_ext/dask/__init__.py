@@ -34,10 +34,13 @@ from pgmpy_ext.dask._data import (
     infer_states,
     is_dask_collection,
     labels_of,
+    latent_class_estep,
     map_log_joint,
     pairwise_counts,
+    persist_distinct,
     require_dask,
 )
 
 __all__ = ["DaskEncodedData", "compress", "distinct_values", "encode", "family_counts_many", "infer_states",
-           "is_dask_collection", "labels_of", "map_log_joint", "pairwise_counts", "require_dask"]
+           "is_dask_collection", "labels_of", "latent_class_estep", "map_log_joint", "pairwise_counts",
+           "persist_distinct", "require_dask"]

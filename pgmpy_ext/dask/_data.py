@@ -21,10 +21,11 @@ import pandas as pd
 
 from pgmpy_ext.dask import _tasks
 from pgmpy_ext.data import MAX_NUMERIC_STATES, MISSING_POLICIES, EncodedData, to_python
-from pgmpy_ext.stats import PairwiseCounts, pair_offsets
+from pgmpy_ext.stats import LatentEStep, PairwiseCounts, pair_offsets
 
 __all__ = ["DaskEncodedData", "compress", "encode", "family_counts_many", "infer_states", "is_dask_collection",
-           "pairwise_counts", "require_dask", "distinct_values", "map_log_joint", "labels_of"]
+           "pairwise_counts", "require_dask", "distinct_values", "map_log_joint", "labels_of", "persist_distinct",
+           "latent_class_estep"]
 
 
 def require_dask():
@@ -327,3 +328,26 @@ def map_log_joint(ddf, features: Sequence, states: Mapping, layout, log_cpt: np.
 def labels_of(log_proba, classes: np.ndarray):
     """The labels of the row-wise argmax of a dask Array of class scores (ties: the first class)."""
     return log_proba.argmax(axis=1).map_blocks(_tasks.take_classes, classes, dtype=classes.dtype)
+
+
+def persist_distinct(data: DaskEncodedData) -> DaskEncodedData:
+    """Each partition replaced by its distinct rows (weights = multiplicities) and persisted: on the workers under
+    ``distributed``, in memory otherwise. Iterative learners (latent-class EM) then pass over these parts."""
+    dask = require_dask()
+    parts = [dask.delayed(_tasks.distinct_part, pure=True)(p, data.cards) for p in data.parts]
+    return DaskEncodedData(list(dask.persist(*parts)), data.columns, data.states, data.missing, True)
+
+
+def latent_class_estep(data: DaskEncodedData, layout, log_theta, log_prior, *, theta=None,
+                       missing: str = "impute") -> LatentEStep:
+    """:func:`pgmpy_ext.stats.latent_class_estep` over every partition (one map-reduce; fixed tree), without
+    posteriors: the log-likelihood, expected counts and cluster counts of the whole data.
+
+    The parameters (kB) travel inside the tasks. Use it on :func:`persist_distinct` data; the in-memory engine
+    ``pgmpy_ext.clustering``'s ``latent_class_single_start(..., estep=...)`` runs its EM with it."""
+    dask = require_dask()
+    args = (layout, np.ascontiguousarray(log_theta), np.ascontiguousarray(log_prior),
+            None if theta is None else np.ascontiguousarray(theta), missing)
+    leaves = [dask.delayed(_tasks.estep_partition, pure=True)(p, *args) for p in data.parts]
+    ll, counts, nc, n_zero = _compute(_tree(leaves, _tasks.add_esteps))
+    return LatentEStep(float(ll), counts, nc, None, int(n_zero))

@@ -16,6 +16,7 @@ import pandas as pd
 from pgmpy_ext.data import EncodedData, encode, state_key, to_python
 from pgmpy_ext.stats import (
     family_counts_many,
+    latent_class_estep,
     log_joint_batch,
     log_joint_marginal,
     pairwise_counts,
@@ -26,7 +27,7 @@ from pgmpy_ext.utils import LOG_TINY, log_normalize_rows
 
 __all__ = ["EncodedPart", "SPLIT_EVERY", "add_tables", "count_families", "count_pairs", "distinct_rows",
            "encode_partition", "log_joint_partition", "take_classes", "merge_distinct", "merge_scans", "scan_partition",
-           "tree_order"]
+           "tree_order", "distinct_part", "estep_partition", "add_esteps"]
 
 #: Tables are summed in groups of this many consecutive partitions (``parts[i:i + 8]``), level by level.
 SPLIT_EVERY = 8
@@ -180,3 +181,27 @@ def tree_order(n: int, split_every: int = SPLIT_EVERY) -> list[list[list[int]]]:
         levels.append(groups)
         n = len(groups)
     return levels
+
+
+def distinct_part(part: EncodedPart, cards: np.ndarray) -> EncodedPart:
+    """One partition's distinct rows with their multiplicities as its weights (what EM iterates over)."""
+    u = unique_rows(part.codes, cards, part.weights)
+    return EncodedPart(u.codes, u.counts)
+
+
+def estep_partition(part: EncodedPart, layout, log_theta, log_prior, theta, missing: str) -> tuple:
+    """Latent-class E step of one partition: ``(loglik, counts (R, K), cluster_counts (K,), n_zero)``."""
+    res = latent_class_estep(layout, part.codes, part.weights, log_theta, log_prior, theta=theta, missing=missing,
+                             check=False)
+    return res.loglik, res.counts, res.cluster_counts, res.n_zero
+
+
+def add_esteps(*parts: tuple) -> tuple:
+    """Sum of E-step results, left to right."""
+    ll, counts, nc, nz = parts[0][0], parts[0][1].copy(), parts[0][2].copy(), parts[0][3]
+    for p in parts[1:]:
+        ll += p[0]
+        counts += p[1]
+        nc += p[2]
+        nz += p[3]
+    return ll, counts, nc, nz
