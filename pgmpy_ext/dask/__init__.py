@@ -18,8 +18,10 @@ Which learners accept a dask DataFrame (each through :func:`compress`, then the 
 distinct rows; tested equal to the in-memory fit): NaiveBayes, TAN, FAN, SBN, ABN, kDB, BAN, cTAN, CL multinet and
 structural TM classifiers, with the built-in counts or any parameter estimator that accepts row weights
 (``TMEstimator``, pgmpy's ``DiscreteMLE``/``DiscreteBayesianEstimator``). ``SelectiveNBClassifier`` refuses dask
-data: its leave-one-out would leave out all copies of a distinct row together. Not yet distributed: latent-class
-EM (compute the frame, or fit on ``compress()``'s rows in memory).
+data: its leave-one-out would leave out all copies of a distinct row together. ``LatentClassEM`` fits a dask
+DataFrame with one map-reduce per EM iteration over the persisted per-partition distinct rows
+(:func:`persist_distinct`, :func:`latent_class_estep`); it then has no ``labels_``. ``EMAClustering`` and the CEM
+clusterers do not accept dask data yet.
 
 Note that dask turns object columns into strings by default (``dataframe.convert-string``): an object column of
 integers becomes states ``'0', '1', ...`` on the dask side; give such columns an integer or categorical dtype.

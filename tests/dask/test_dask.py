@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import pickle
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 
 dask = pytest.importorskip("dask", reason="pgmpy_ext.dask needs dask: pip install 'pgmpy-ext[dask]'")
 dd = pytest.importorskip("dask.dataframe", reason="pgmpy_ext.dask needs dask[dataframe]")
@@ -268,3 +270,24 @@ def test_latent_class_em_over_persisted_partitions_equals_in_memory(method):
     again = latent_class_single_start(prepared, 3, np.random.default_rng(0), estep=partial(pdask.latent_class_estep,
                                                                                             parts), **kw)
     assert_array_equal(again.ll_trace, got.ll_trace)
+
+
+def test_latent_class_em_face_fits_a_dask_frame():
+    from pgmpy_ext.clustering import EMAClustering, LatentClassEM
+
+    ddf, df = _uneven(_frame(12, n=400, missing=0.1).drop(columns="y"), 12)
+    params = {"n_clusters": 3, "n_init": 2, "max_iter": 8, "random_state": 0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # max_iter=8 keeps the test short
+        ref = LatentClassEM(**params).fit(df)
+        got = LatentClassEM(**params).fit(ddf)
+    assert got.converged_ == ref.converged_
+    assert got.n_iter_ == ref.n_iter_
+    assert_allclose(got.ll_trace_, ref.ll_trace_, rtol=1e-10)
+    assert_allclose(got.log_likelihood_, ref.log_likelihood_, rtol=1e-12)
+    assert_allclose(got.theta_, ref.theta_, rtol=1e-8, atol=1e-12)
+    assert_allclose(got.predict_proba(df), ref.predict_proba(df), rtol=1e-7, atol=1e-12)
+    assert not hasattr(got, "labels_")
+    assert "dask" not in pickle.dumps(got).decode("latin-1")
+    with pytest.raises(TypeError, match=r"EMAClustering cannot fit a dask DataFrame yet"):
+        EMAClustering(n_clusters=2).fit(ddf)
