@@ -149,8 +149,7 @@ def distinct_values(series) -> list:
     """Distinct non-missing values of a dask Series (one pass), as Python scalars, in no particular order."""
     dask = require_dask()
     name = "__value__"
-    leaves = [dask.delayed(_tasks.scan_partition, pure=True)(p.to_frame(name), [name])
-              for p in [series.partitions[i] for i in range(series.npartitions)]]
+    leaves = [dask.delayed(_tasks.scan_partition, pure=True)(p, [name]) for p in series.to_frame(name).to_delayed()]
     merged = _compute(_tree(leaves, _tasks.merge_scans))
     return list(merged.get(name, (set(), {}))[1].values())
 
