@@ -448,6 +448,46 @@ def row_keys(const code_t[:, ::1] X, const intp_t[::1] cards, int64[::1] out):
             out[r] = key
 
 
+def row_keys_multi(const code_t[:, ::1] X, const intp_t[::1] cards, const intp_t[::1] word_ptr, int64[:, ::1] out):
+    """Multi-word mixed-radix keys: word ``w`` is the ``row_keys`` key of columns ``word_ptr[w]:word_ptr[w+1]``.
+
+    Parameters
+    ----------
+    X : int32 (n_rows, n_cols), IN. Codes, -1 = missing.
+    cards : intp (n_cols,), IN. Cardinality of each column.
+    word_ptr : intp (n_words + 1,), IN. Column ranges of the words: ``0 = word_ptr[0] <= ... <= word_ptr[-1] =
+        n_cols``. The caller checks that each word's ``prod(cards + 1)`` is below 2**63.
+    out : int64 (n_rows, n_words), OUT. Overwritten.
+
+    Notes
+    -----
+    Word ``w`` is ``key = key * (cards[k] + 1) + (x[k] + 1)`` over its columns, so the tuple of words orders rows
+    exactly like the lexicographic order of their codes (-1 first): sorting rows by ``(out[:, 0], out[:, 1], ...)``
+    sorts them like ``np.unique(X, axis=0)``.
+    """
+    cdef intp_t n = X.shape[0]
+    cdef intp_t k = X.shape[1]
+    cdef intp_t n_words = word_ptr.shape[0] - 1
+    cdef intp_t r, t, w
+    cdef int64 key
+    if cards.shape[0] != k:
+        raise ValueError(f"cards has length {cards.shape[0]}, expected n_cols = {k}.")
+    if n_words < 0 or (n_words > 0 and (word_ptr[0] != 0 or word_ptr[n_words] != k)):
+        raise ValueError(f"word_ptr must run from 0 to n_cols = {k}.")
+    for w in range(n_words):
+        if word_ptr[w + 1] < word_ptr[w]:
+            raise ValueError("word_ptr must be non-decreasing.")
+    if out.shape[0] != n or out.shape[1] != n_words:
+        raise ValueError(f"out has shape ({out.shape[0]}, {out.shape[1]}), expected ({n}, {n_words}).")
+    with nogil:
+        for r in range(n):
+            for w in range(n_words):
+                key = 0
+                for t in range(word_ptr[w], word_ptr[w + 1]):
+                    key = key * (cards[t] + 1) + (X[r, t] + 1)
+                out[r, w] = key
+
+
 def family_counts_multi(const code_t[:, ::1] X,
                         const intp_t[::1] fam_ptr,
                         const intp_t[::1] fam_cols,

@@ -5,7 +5,7 @@ layer through public names only)::
 
     0  data, utils, _compat, datasets, io, preprocessing      (and the package root, pgmpy_ext/__init__.py)
     1  stats                                                   (the only importer of pgmpy_ext._core)
-    2  models, scores
+    2  models, scores, dask
     3  parameters
     4  structure
     5  classifiers
@@ -14,6 +14,9 @@ layer through public names only)::
     8  experiments
     9  cli, _demo
 
+``dask`` (the optional Dask layer) imports only data, utils and stats, and never pgmpy: its task functions run
+on workers that must not load pgmpy. It sits in layer 2, below the classifiers and clusterers, so that their
+``fit``/``predict`` can hand a dask DataFrame to it (a dispatch that imports dask only when given dask data).
 ``datasets`` (imports utils), ``io`` (imports _compat) and ``preprocessing`` (imports nothing of ours) sit in the
 lowest layer their code allows. Three rules, each violation reported as ``file:line``:
 
@@ -40,6 +43,7 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1] / "pgmpy_ext"
 LAYERS: dict[str, int] = {
     "": 0, "data": 0, "utils": 0, "_compat": 0, "datasets": 0, "io": 0, "preprocessing": 0,
     "stats": 1,
+    "dask": 2,
     "models": 2, "scores": 2,
     "parameters": 3,
     "structure": 4,

@@ -26,6 +26,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, DiscreteParameterEstimator
+from pgmpy_ext.dask import is_dask_collection
 from pgmpy_ext.data import (
     DiscreteInputMixin,
     EncodedData,
@@ -160,7 +161,16 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Notes
+        -----
+        ``X`` may be a dask DataFrame and ``y`` a dask Series from the same frame (``pgmpy-ext[dask]``): the data is
+        compressed to its distinct rows with multiplicities in one pass over the partitions
+        (:func:`pgmpy_ext.dask.compress`) and the learner runs in memory on that weighted data, giving the same
+        model as on the computed frame. The fitted estimator holds nothing from dask.
         """
+        if is_dask_collection(X) or is_dask_collection(y):
+            return self._fit_dask(X, y)
         self._check_params()
         frame = self._fit_frame(X, y)
         if frame.shape[1] == 0:
@@ -189,6 +199,82 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         self.structure_ = self._fit_structure(self.encoder_, class_node, rng)
         self._fit_model(self.structure_, self.encoder_)
         return self
+
+    #: Why ``fit`` refuses a dask DataFrame ("" when the compressed, weighted data gives the in-memory model).
+    _dask_unsupported = ""
+
+    def _fit_dask(self, X, y):
+        """``fit`` on a dask DataFrame: states from one scan (or known categoricals), one compression pass, then
+        the in-memory engines on the distinct rows weighted by their multiplicities (exact for these learners:
+        every count they use is a sum of row weights)."""
+        from pgmpy_ext import dask as pgmpy_dask
+
+        self._check_params()
+        if self._dask_unsupported:
+            raise TypeError(f"{type(self).__name__} cannot fit a dask DataFrame: {self._dask_unsupported}. Compute the "
+                            "frame (X.compute()) if it fits in memory.")
+        if not (is_dask_collection(X) and is_dask_collection(y)) or getattr(X, "ndim", 0) != 2 \
+                or getattr(y, "ndim", 0) != 1 or not hasattr(X, "to_delayed"):
+            raise TypeError("fit on dask data needs X as a dask DataFrame and y as a dask Series from the same frame "
+                            f"(got {type(X).__name__} and {type(y).__name__}).")
+        columns = list(X.columns)
+        if not columns:
+            raise ValueError("X has no columns (0 features); a classifier needs at least one feature besides the "
+                             "class.")
+        values = pgmpy_dask.distinct_values(y)
+        if not values:
+            raise ValueError("y has no class label (0 samples or all missing); a classifier needs training rows of at "
+                             "least 2 classes.")
+        dtype = y.dtype if pd.api.types.is_numeric_dtype(y.dtype) and not pd.api.types.is_bool_dtype(y.dtype) \
+            else object
+        classes, _ = _check_targets(pd.Series(values, dtype=dtype))
+        if classes.shape[0] < 2:
+            raise ValueError(f"the class has a single value {_python(classes[0])!r} (1 class); a classifier needs at "
+                             "least 2 classes.")
+        class_node = y.name
+        if class_node is None or class_node in columns:
+            class_node = "class"
+        if class_node in columns:
+            raise ValueError("a feature is named 'class'; name y (a dask Series with another name) so that the class "
+                             "node gets a distinct name.")
+        missing = "skip" if self.missing == "available_case" and not self._complete_data_reason() else "error"
+        encoded = pgmpy_dask.encode(X, missing=missing, target=y.rename(class_node),
+                                    target_states=[_python(c) for c in classes])
+        data = pgmpy_dask.compress(encoded)
+        if (data.codes[:, -1] < 0).any():
+            raise ValueError("y has a missing class label (NaN/None); remove or impute it.")
+        self.classes_ = classes
+        self.class_node_ = class_node
+        self.n_features_in_ = len(columns)
+        if all(isinstance(c, str) for c in columns):
+            self.feature_names_in_ = np.asarray(columns, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.encoder_ = data
+        rng = check_generator(self.random_state) if "random_state" in self.get_params(deep=False) else None
+        self.structure_ = self._fit_structure(self.encoder_, class_node, rng)
+        self._fit_model(self.structure_, self.encoder_)
+        return self
+
+    def _predict_dask(self, X, normalize: bool):
+        """Per-partition ``log p(c, x)`` (or ``log P(c | x)``) of a dask DataFrame as a dask Array with unknown
+        chunk sizes (rows) and one column per class. The tasks get the compiled log-CPT arrays and the states, never
+        the estimator, so workers do not import pgmpy."""
+        from pgmpy_ext.dask import map_log_joint
+
+        if type(self)._joint_log_likelihood is not BNClassifierBase._joint_log_likelihood:
+            raise TypeError(f"{type(self).__name__} predicts with several networks; predict on a dask DataFrame is "
+                            "available for single-network classifiers. Compute the frame, or call predict_proba "
+                            "on each partition (X.map_partitions).")
+        features = self._feature_names()
+        missing_cols = [c for c in features if c not in X.columns]
+        if missing_cols:
+            raise ValueError(f"Columns {missing_cols!r} were present at fit time but are missing from the data.")
+        net = self._network_
+        plan = forest_plan(net.layout) if self.missing == "available_case" else None
+        states = {c: self.encoder_.states[self.encoder_.index(c)] for c in features}
+        return map_log_joint(X, features, states, net.layout, net.log_cpt, plan, self._class_order_,
+                             missing=self.encoder_.missing, handle_unknown=self.handle_unknown, normalize=normalize)
 
     def _fit_model(self, structure, data: EncodedData) -> None:
         """Parameters and predictor from the structure: ``model_`` built last, then compiled for the kernels.
@@ -264,6 +350,14 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         if callable(fit_encoded):
             # pgmpy-ext estimators take the encoded data as it is (no decode / re-encode round trip)
             fit_encoded(model, data)
+        elif data.weights is not None:
+            # weighted training data (fit on a dask DataFrame: distinct rows with multiplicities)
+            if not bool(est.get_tag("supports_weighted_data")):
+                raise TypeError(f"{type(est).__name__} does not accept row weights (its pgmpy tag "
+                                "supports_weighted_data is False), and fit on a dask DataFrame passes the data as "
+                                "distinct rows with multiplicities. Use an estimator that does (e.g. DiscreteMLE, "
+                                "DiscreteBayesianEstimator, TMEstimator) or compute the frame.")
+            est.fit(model, data.to_frame(categorical=True), sample_weight=data.weights)
         else:
             est.fit(model, data.to_frame(categorical=True))
         model.add_cpds(*est.parameters_)
@@ -324,6 +418,8 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         As scikit-learn's naive Bayes ``predict_joint_log_proba``: the unnormalised scores whose row-wise
         normalisation is :meth:`predict_log_proba`; log-CPT entries are floored at ``log(1e-300)``."""
         check_is_fitted(self)
+        if is_dask_collection(X):
+            return self._predict_dask(X, normalize=False)
         return self._joint_log_likelihood(self._encode_features(X))
 
     def predict_log_proba(self, X) -> np.ndarray:
@@ -333,14 +429,21 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         probabilities are floored at 1e-300 per CPT entry) are reported as that value, so that
         ``predict_proba == exp(predict_log_proba)`` has no zeros where the log is finite."""
         check_is_fitted(self)
+        if is_dask_collection(X):
+            return self._predict_dask(X, normalize=True)
         return log_normalize_rows(self.predict_joint_log_proba(X), floor=LOG_TINY)
 
     def predict_proba(self, X) -> np.ndarray:
-        """Posterior ``P(class | x)`` per row, shape (n_samples, n_classes), columns in ``classes_`` order."""
+        """Posterior ``P(class | x)`` per row, shape (n_samples, n_classes), columns in ``classes_`` order (a dask
+        Array, computed partition by partition on the workers, when ``X`` is a dask DataFrame)."""
         check_is_fitted(self)
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X) -> np.ndarray:
         """Most probable class per row (ties: the first class in ``classes_``)."""
         check_is_fitted(self)
+        if is_dask_collection(X):
+            from pgmpy_ext.dask import labels_of
+
+            return labels_of(self.predict_log_proba(X), self.classes_)
         return self.classes_[np.argmax(self.predict_log_proba(X), axis=1)]

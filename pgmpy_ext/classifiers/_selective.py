@@ -86,6 +86,11 @@ class SelectiveNBClassifier(BNClassifierBase):
     """
 
     _needs_complete_data = "the leave-one-out naive Bayes kernel"
+    # fit on dask compresses the data to distinct rows with multiplicities; the leave-one-out kernel leaves a whole
+    # weighted row out, i.e. every copy of it at once, which is not the per-row leave-one-out of the in-memory fit
+    # (a test found a different selection)
+    _dask_unsupported = ("its leave-one-out selection leaves out one row at a time, and the compressed data that fit "
+                         "on dask uses would leave out all copies of a distinct row together")
 
     def __init__(self, *, alpha=1.0, estimator=None, n_jobs=1, show_progress=False, handle_unknown="ignore",
                  missing="error"):

@@ -308,7 +308,7 @@ def latent_class_single_start(data: LatentClassData, n_clusters: int, rng: np.ra
                               method: str = "em", alpha: float = 1.0, structure_prior=0.5, eps: float | None = 0.01,
                               tol: float | None = 1e-6, max_iter: int = 1000, init="random",
                               missing: str = "impute", min_prob: float = 0.0,
-                              fixed_independent=None) -> LatentClassStart:
+                              fixed_independent=None, estep=None) -> LatentClassStart:
     """One start of EM (``method="em"``) or EMA (``"ema"``) from its own generator.
 
     Parameters
@@ -338,6 +338,12 @@ def latent_class_single_start(data: LatentClassData, n_clusters: int, rng: np.ra
     fixed_independent : bool array (n_vars,), optional
         EM only: variables whose arc ``C -> X_v`` is absent (a *selective* naive Bayes): their columns are set to
         the marginal ``(alpha + E N_{v-k}) / (r_v alpha + E N_v)`` in every M step.
+    estep : callable, optional
+        ``estep(layout, log_theta, log_prior, theta, missing) -> LatentEStep`` replacing the in-memory E step on
+        ``data.codes``, e.g. one map-reduce over a dask DataFrame's persisted partitions
+        (``functools.partial(pgmpy_ext.dask.latent_class_estep, dask_data)``); ``data`` then only supplies the
+        cardinalities (and the rows of an ``init`` other than "random"). The start's ``resp`` is None (no
+        per-row posteriors are gathered).
     """
     if method not in LATENT_METHODS:
         raise ValueError(f"method == {method!r}, must be one of {LATENT_METHODS}.")
@@ -374,8 +380,11 @@ def latent_class_single_start(data: LatentClassData, n_clusters: int, rng: np.ra
     res = None
     while True:
         log_theta, log_w = _log(theta), _log(weights)
-        res = latent_class_estep(lay, data.codes, data.weights, log_theta, log_w, theta=theta, missing=missing,
-                                 return_resp=True, check=False)
+        if estep is None:
+            res = latent_class_estep(lay, data.codes, data.weights, log_theta, log_w, theta=theta, missing=missing,
+                                     return_resp=True, check=False)
+        else:
+            res = estep(lay, log_theta, log_w, theta=theta, missing=missing)
         ll = res.loglik
         trace.append(ll)
         if method == "em" and tol is not None and prev_ll is not None and abs(ll - prev_ll) <= tol * abs(ll):
@@ -393,7 +402,7 @@ def latent_class_single_start(data: LatentClassData, n_clusters: int, rng: np.ra
             converged = True  # one more E step for the final parameters' log-likelihood and posteriors
     resp = res.resp
     degenerate = bool(method == "ema" and (np.nanmax(arc, initial=0.0) < 1e-6
-                                           or np.allclose(resp, resp[:1], atol=1e-9)))
+                                           or (resp is not None and np.allclose(resp, resp[:1], atol=1e-9))))
     return LatentClassStart(theta, weights, arc, float(res.loglik), np.asarray(trace), n_iter, converged, resp,
                             degenerate)
 

@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
-from pgmpy_ext.clustering._base import BaseBNMixture
+from pgmpy_ext.clustering._base import BaseBNMixture, run_starts
 from pgmpy_ext.clustering._latent import (
     LATENT_COMBINES,
     LATENT_POLICIES,
@@ -22,6 +24,8 @@ from pgmpy_ext.clustering._latent import (
     mixture_log_joint,
     n_free_parameters,
 )
+from pgmpy_ext.dask import is_dask_collection
+from pgmpy_ext.data import EncodedData
 from pgmpy_ext.models import cpds_from_counts, sorted_parents
 from pgmpy_ext.stats import MISSING_POLICIES, latent_class_log_joint
 from pgmpy_ext.utils import LOG_PROB_FLOOR, check_option
@@ -69,7 +73,8 @@ class _LatentClassBase(BaseBNMixture):
         init = self.init if isinstance(self.init, str) else np.asarray(self.init)
         return latent_class_single_start(prepared, int(self.n_clusters), rng, method=self._method,
                                          alpha=float(self.alpha), max_iter=int(self.max_iter), init=init,
-                                         missing=self.missing, **self._start_options())
+                                         missing=self.missing, estep=self.__dict__.get("_dask_estep_"),
+                                         **self._start_options())
 
     def _start_score(self, result: LatentClassStart) -> float:
         return result.loglik
@@ -89,7 +94,10 @@ class _LatentClassBase(BaseBNMixture):
         self.n_iter_ = int(result.n_iter)
         self.converged_ = bool(result.converged)
         self.start_log_likelihoods_ = np.asarray(scores)
-        self.labels_ = np.argmax(result.resp, axis=1).astype(np.intp)[data.inverse]
+        if result.resp is not None:  # None after a fit on a dask DataFrame: no per-row posteriors were gathered
+            self.labels_ = np.argmax(result.resp, axis=1).astype(np.intp)[data.inverse]
+        else:
+            self.__dict__.pop("labels_", None)
         self._layout_ = data.layout(int(self.n_clusters))
         self._components_ = result.components
         with np.errstate(divide="ignore"):
@@ -114,10 +122,63 @@ class _LatentClassBase(BaseBNMixture):
         -------
         self
         """
+        if is_dask_collection(X):
+            return self._fit_dask(X)
         try:
             return super().fit(X, y)
         finally:
             self.__dict__.pop("_prepared_", None)
+
+    def _fit_dask(self, X):
+        """``fit`` on a dask DataFrame (``pgmpy-ext[dask]``): every partition is reduced to its distinct rows and
+        persisted (on the workers under ``distributed``), then each EM iteration is one map-reduce of the E step
+        over those parts (:func:`pgmpy_ext.dask.latent_class_estep`, fixed tree), with the M step, the restarts and
+        the convergence test on the client. Log-likelihoods equal the in-memory fit's to float round-off.
+
+        Differences from an in-memory fit: ``labels_`` is not set (the training rows stay on the workers; use
+        ``predict`` on the partitions you need), and ``encoder_`` holds the columns and states but no rows.
+        A row with every cell missing is not refused here (it adds nothing to the log-likelihood or the counts)."""
+        from functools import partial
+
+        from pgmpy_ext import dask as pgmpy_dask
+
+        self._check_params()
+        self._check_common_params()
+        if self._method != "em":
+            raise TypeError(f"{type(self).__name__} cannot fit a dask DataFrame yet (its start combination needs the "
+                            "posteriors of every row); use LatentClassEM, or compute the frame.")
+        if not isinstance(self.init, str):
+            raise ValueError("init labels or responsibilities need the training rows in memory; with a dask DataFrame "
+                             "use init='random'.")
+        data = pgmpy_dask.encode(X, missing="skip")
+        self.n_features_in_ = len(data.columns)
+        if all(isinstance(c, str) for c in data.columns):
+            self.feature_names_in_ = np.asarray(data.columns, dtype=object)
+        self.encoder_ = EncodedData(np.zeros((0, len(data.columns)), dtype=np.int32), data.columns, data.states,
+                                    missing="skip")
+        parts = pgmpy_dask.persist_distinct(data)
+        prepared = LatentClassData(np.zeros((0, len(data.columns)), dtype=np.int32), np.zeros(0),
+                                   np.zeros(0, dtype=np.intp), data.cards.copy(), 1, 0, np.zeros(0))
+        self._dask_estep_ = partial(pgmpy_dask.latent_class_estep, parts)
+        try:
+            starts, scores, best = run_starts(partial(self._single_start, prepared), int(self.n_init),
+                                              self.random_state, self._start_score, n_jobs=1,
+                                              show_progress=self.show_progress, desc=self._progress_desc())
+            result = self._combine_starts(prepared, starts, scores, best)
+            self._set_fitted(result, scores)
+        finally:
+            self.__dict__.pop("_dask_estep_", None)
+            self.__dict__.pop("_prepared_", None)
+        message = self._not_converged_message(result)
+        if message is not None:
+            warnings.warn(message, ConvergenceWarning, stacklevel=2)
+        cluster = "cluster"
+        while cluster in self.encoder_.columns:
+            cluster += "_"
+        self.cluster_node_ = cluster
+        self.__dict__.pop("model_", None)
+        self._build_models()
+        return self
 
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         if self._components_ is not None:

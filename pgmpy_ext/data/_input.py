@@ -10,10 +10,12 @@ from __future__ import annotations
 import numbers
 
 import pandas as pd
-from sklearn.utils import check_scalar
-from sklearn.utils.validation import check_array, validate_data
 
 from pgmpy_ext.utils.validation import check_generator
+
+# scikit-learn is imported inside the functions that use it (only estimators do), so that ``pgmpy_ext.data`` and
+# ``pgmpy_ext.stats`` load without it: a Dask worker running our kernels then imports neither scikit-learn nor
+# pgmpy (design note scale-out.md §5.6).
 
 __all__ = ["DiscreteInputMixin", "as_frame"]
 
@@ -23,6 +25,8 @@ def as_frame(X) -> pd.DataFrame:
     columns ``x0, x1, ...``."""
     if isinstance(X, pd.DataFrame):
         return X
+    from sklearn.utils.validation import check_array
+
     arr = check_array(X, dtype=None, accept_sparse=False, ensure_all_finite=False)
     return pd.DataFrame(arr, columns=[f"x{i}" for i in range(arr.shape[1])])
 
@@ -46,6 +50,8 @@ class DiscreteInputMixin:
     def _check_common_params(self) -> None:
         n_jobs = getattr(self, "n_jobs", None)
         if n_jobs is not None:
+            from sklearn.utils import check_scalar
+
             check_scalar(n_jobs, "n_jobs", numbers.Integral)
         if "random_state" in self.get_params(deep=False):
             check_generator(self.random_state)
@@ -53,6 +59,8 @@ class DiscreteInputMixin:
     def _fit_frame(self, X, y=None) -> pd.DataFrame:
         """Training ``X`` as a DataFrame (a DataFrame is returned as it is, never modified); sets
         ``n_features_in_`` and ``feature_names_in_``."""
+        from sklearn.utils.validation import validate_data
+
         frame = as_frame(X)
         validate_data(self, X, y, skip_check_array=True)
         return frame
@@ -60,6 +68,8 @@ class DiscreteInputMixin:
     def _predict_frame(self, X, columns) -> pd.DataFrame:
         """New ``X`` as a DataFrame whose columns are the fitted ``columns`` (checked by ``validate_data``: same
         number of features, same names when names were seen at fit)."""
+        from sklearn.utils.validation import validate_data
+
         frame = as_frame(X)
         validate_data(self, X, reset=False, skip_check_array=True)
         if not isinstance(X, pd.DataFrame):

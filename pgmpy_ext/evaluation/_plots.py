@@ -681,7 +681,7 @@ def _conditional_marginals(model, cluster_node: str | None, features: list) -> t
         for f in features:
             out[f] = (list(model.get_cpds(f).state_names[f]), M[f])
         return out, cstates
-    from pgmpy.inference import VariableElimination
+    from pgmpy_ext._compat import VariableElimination
 
     ve = VariableElimination(model)
     for f in features:

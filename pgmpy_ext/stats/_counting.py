@@ -13,7 +13,8 @@ from pgmpy_ext.data import EncodedData
 from pgmpy_ext.utils.validation import effective_n_threads
 
 __all__ = ["family_counts", "family_counts_codes", "family_counts_many", "pair_offsets",
-           "pairwise_counts", "PairwiseCounts", "unique_rows", "UniqueRows", "MAX_TABLE_BYTES", "check_table_size"]
+           "pairwise_counts", "PairwiseCounts", "unique_rows", "UniqueRows", "key_words", "MAX_TABLE_BYTES",
+           "check_table_size"]
 
 #: The largest count buffer (in bytes, float64 cells) the counting wrappers allocate: 2 GiB. A family or a set of
 #: pair tables above it is refused with a ``ValueError`` giving the sizes and the columns, before anything is
@@ -285,11 +286,40 @@ class UniqueRows:
     inverse: np.ndarray
 
 
+def key_words(cards: np.ndarray) -> np.ndarray:
+    """Split columns into consecutive groups whose mixed-radix key ``prod(cards + 1)`` fits in int64.
+
+    Returns ``word_ptr`` (intp, ``(n_words + 1,)``): word ``w`` covers columns ``word_ptr[w]:word_ptr[w + 1]``.
+    Greedy from the left with exact integer arithmetic; a single column always fits (cardinalities are far below
+    2**62). Zero columns give one empty word.
+
+    Examples
+    --------
+    >>> key_words(np.array([2, 3])).tolist()
+    [0, 2]
+    >>> key_words(np.full(40, 8)).tolist()   # 9**19 < 2**63 <= 9**20
+    [0, 19, 38, 40]
+    """
+    bounds = [0]
+    space = 1
+    for k, c in enumerate(np.asarray(cards, dtype=np.int64).tolist()):
+        if space * (c + 1) >= 2**63 and k > bounds[-1]:
+            bounds.append(k)
+            space = 1
+        space *= c + 1
+    bounds.append(len(cards))
+    return np.asarray(bounds, dtype=np.intp)
+
+
 def unique_rows(codes: np.ndarray, cards: np.ndarray, weights: np.ndarray | None = None) -> UniqueRows:
     """Distinct rows of a code matrix with their multiplicities (summed weights when ``weights`` is given).
 
-    Rows are keyed with the mixed-radix kernel ``row_keys`` when the key fits in int64, else by a lexicographic
-    sort (``np.unique(axis=0)``). Unique rows come out in ascending key order, i.e. lexicographic order of codes.
+    Rows are keyed with the mixed-radix kernel ``row_keys`` when the key fits in int64 (one ``np.unique`` on the
+    keys). Wider rows are split into consecutive column groups whose keys each fit in int64 (``row_keys_multi``),
+    and the rows are sorted by the tuple of words (``np.lexsort``). Either way the distinct rows come out in
+    lexicographic order of their codes (-1 first), the order of ``np.unique(codes, axis=0)``, at about the cost of
+    one counting pass plus one sort (``np.unique(axis=0)`` sorts rows as opaque byte strings and was 10-50x slower
+    on alarm's 37 columns; benchmarks/unique_rows.py).
 
     Examples
     --------
@@ -306,16 +336,24 @@ def unique_rows(codes: np.ndarray, cards: np.ndarray, weights: np.ndarray | None
                          f"and {cards.shape[0]} cardinalities.")
     if n == 0:
         return UniqueRows(codes.copy(), np.zeros(0), np.zeros(0, dtype=np.intp))
-    log_space = float(np.sum(np.log2(cards.astype(np.float64) + 1.0)))
-    if log_space < 62.5:
+    word_ptr = key_words(cards)
+    if word_ptr.shape[0] <= 2:
         keys = np.empty(n, dtype=np.int64)
         _counting.row_keys(codes, cards, keys)
         _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        ucodes = codes[first]
+        inverse = inverse.reshape(-1).astype(np.intp)
     else:
-        ucodes, inverse = np.unique(codes, axis=0, return_inverse=True)
-        ucodes = np.ascontiguousarray(ucodes)
-    inverse = inverse.reshape(-1).astype(np.intp)
+        words = np.empty((n, word_ptr.shape[0] - 1), dtype=np.int64)
+        _counting.row_keys_multi(codes, cards, word_ptr, words)
+        order = np.lexsort(words.T[::-1])  # lexsort's last key is the primary one: word 0
+        sorted_words = words[order]
+        new_group = np.empty(n, dtype=bool)
+        new_group[0] = True
+        np.any(sorted_words[1:] != sorted_words[:-1], axis=1, out=new_group[1:])
+        inverse = np.empty(n, dtype=np.intp)
+        inverse[order] = np.cumsum(new_group) - 1
+        first = order[new_group]
+    ucodes = codes[first]
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     counts = np.bincount(inverse, weights=w, minlength=ucodes.shape[0]).astype(np.float64)
     return UniqueRows(ucodes, counts, inverse)

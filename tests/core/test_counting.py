@@ -15,6 +15,7 @@ from pgmpy_ext.stats import (
     family_counts,
     family_counts_codes,
     family_counts_many,
+    key_words,
     pair_offsets,
     pairwise_counts,
     unique_rows,
@@ -254,7 +255,63 @@ def test_unique_rows_property(d):
     assert_array_equal(u.codes[u.inverse], X)
 
 
-def test_unique_rows_wide_data_falls_back_to_sort():
+@st.composite
+def wide_coded_data(draw):
+    """Rows too wide for one int64 key (up to 90 columns, cardinalities up to 3000), drawn from a small pool of
+    distinct rows so that duplicates occur, with missing cells and optional weights."""
+    n_cols = draw(st.integers(1, 90))
+    cards = np.array(draw(st.lists(st.sampled_from([1, 2, 3, 5, 8, 40, 3000]), min_size=n_cols, max_size=n_cols)),
+                     dtype=np.intp)
+    n_rows = draw(st.integers(1, 300))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    pool = np.stack([rng.integers(0, c, 40) for c in cards], axis=1)
+    pool[rng.random(pool.shape) < 0.05] = -1
+    X = np.ascontiguousarray(pool[rng.integers(0, draw(st.integers(1, 40)), n_rows)], dtype=np.int32)
+    w = rng.random(n_rows) * 3 if draw(st.booleans()) else None
+    return X, cards, w
+
+
+@given(wide_coded_data())
+def test_unique_rows_wide_equals_numpy_unique(d):
+    """Multi-word keys give np.unique(axis=0)'s rows (lexicographic, -1 first), inverse and (weighted) counts."""
+    X, cards, w = d
+    u = unique_rows(X, cards, w)
+    ref_rows, ref_inverse = np.unique(X, axis=0, return_inverse=True)
+    ref_inverse = ref_inverse.reshape(-1)
+    assert_array_equal(u.codes, ref_rows)
+    assert_array_equal(u.inverse, ref_inverse)
+    ref_counts = np.bincount(ref_inverse, weights=w, minlength=ref_rows.shape[0])
+    if w is None:
+        assert_array_equal(u.counts, ref_counts)
+    else:
+        assert_allclose(u.counts, ref_counts, rtol=1e-12)
+    assert u.codes.flags.c_contiguous
+    assert u.codes.dtype == np.int32
+
+
+@given(st.lists(st.integers(1, 2**40), min_size=0, max_size=30))
+def test_key_words_each_word_fits_and_is_maximal(cards):
+    ptr = key_words(np.array(cards, dtype=np.intp))
+    assert ptr[0] == 0
+    assert ptr[-1] == len(cards)
+    for w in range(len(ptr) - 1):
+        space = int(np.prod([c + 1 for c in cards[ptr[w]:ptr[w + 1]]], dtype=object)) if ptr[w + 1] > ptr[w] else 1
+        assert space < 2**63
+        if w + 2 < len(ptr):  # the next column would not have fitted into this word
+            assert space * (cards[ptr[w + 1]] + 1) >= 2**63
+
+
+def test_unique_rows_one_word_per_huge_column():
+    cards = np.array([2**40, 2**40, 2**40], dtype=np.intp)
+    X = np.array([[5, 9, 0], [5, 9, 0], [5, 1, 7], [-1, 0, 0], [5, 1, 3]], dtype=np.int32)
+    assert key_words(cards).tolist() == [0, 1, 2, 3]
+    u = unique_rows(X, cards, np.array([1.0, 2.0, 0.5, 1.0, 1.0]))
+    assert u.codes.tolist() == [[-1, 0, 0], [5, 1, 3], [5, 1, 7], [5, 9, 0]]
+    assert u.counts.tolist() == [1.0, 1.0, 0.5, 3.0]
+    assert u.inverse.tolist() == [3, 3, 2, 0, 1]
+
+
+def test_unique_rows_wide_data_uses_several_key_words():
     rng = np.random.default_rng(0)
     cards = np.full(40, 8, dtype=np.intp)  # 9**40 keys do not fit in int64
     X = rng.integers(0, 8, (50, 40)).astype(np.int32)

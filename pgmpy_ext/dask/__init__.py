@@ -1,0 +1,48 @@
+"""Larger-than-memory and distributed data through Dask (optional extra ``pgmpy-ext[dask]``).
+
+Design note: ``docs/decisions/scale-out.md``. A dask DataFrame is encoded
+partition by partition against declared or scanned states; the existing Cython kernels run per partition and
+their tables are summed in a fixed tree over the partition index, so results are identical to the in-memory path.
+:func:`compress` turns the data into its distinct rows with multiplicities, a weighted in-memory
+:class:`~pgmpy_ext.data.EncodedData` on which every weight-aware learner runs unchanged.
+
+The classifiers accept a dask DataFrame directly: ``TANClassifier().fit(dask_X, dask_y)`` returns the usual
+in-memory estimator, and its ``predict``/``predict_proba`` map over a dask DataFrame's partitions. Nothing
+dask-related is stored on a fitted estimator, and the default dask scheduler (a ``distributed`` client if one
+exists) runs the work.
+
+This package imports neither dask (imported when a function runs) nor pgmpy; the worker-side task functions live
+in :mod:`pgmpy_ext.dask._tasks`.
+
+Which learners accept a dask DataFrame (each through :func:`compress`, then the in-memory engine on the weighted
+distinct rows; tested equal to the in-memory fit): NaiveBayes, TAN, FAN, SBN, ABN, kDB, BAN, cTAN, CL multinet and
+structural TM classifiers, with the built-in counts or any parameter estimator that accepts row weights
+(``TMEstimator``, pgmpy's ``DiscreteMLE``/``DiscreteBayesianEstimator``). ``SelectiveNBClassifier`` refuses dask
+data: its leave-one-out would leave out all copies of a distinct row together. ``LatentClassEM`` fits a dask
+DataFrame with one map-reduce per EM iteration over the persisted per-partition distinct rows
+(:func:`persist_distinct`, :func:`latent_class_estep`); it then has no ``labels_``. ``EMAClustering`` and the CEM
+clusterers do not accept dask data yet.
+
+Note that dask turns object columns into strings by default (``dataframe.convert-string``): an object column of
+integers becomes states ``'0', '1', ...`` on the dask side; give such columns an integer or categorical dtype.
+"""
+
+from pgmpy_ext.dask._data import (
+    DaskEncodedData,
+    compress,
+    distinct_values,
+    encode,
+    family_counts_many,
+    infer_states,
+    is_dask_collection,
+    labels_of,
+    latent_class_estep,
+    map_log_joint,
+    pairwise_counts,
+    persist_distinct,
+    require_dask,
+)
+
+__all__ = ["DaskEncodedData", "compress", "distinct_values", "encode", "family_counts_many", "infer_states",
+           "is_dask_collection", "labels_of", "latent_class_estep", "map_log_joint", "pairwise_counts",
+           "persist_distinct", "require_dask"]

@@ -1,0 +1,352 @@
+"""Encoding, counting and compression of a dask DataFrame against declared states (design note scale-out.md §5).
+
+Every function here builds a graph of the module-level tasks in :mod:`pgmpy_ext.dask._tasks` (one per partition)
+and sums their tables in a fixed tree over the partition index (:func:`~pgmpy_ext.dask._tasks.tree_order`,
+``split_every=8``), never in completion order: integer counts are then bit-identical to the in-memory kernels on
+the whole frame for any partitioning, and float (weighted) counts are bit-identical from run to run.
+
+The graph runs on dask's default scheduler: the ``distributed`` client if one exists (``distributed.get_client``
+would find it), else the scheduler configured in ``dask.config`` (threads by default). Nothing takes ``client=``.
+dask is imported inside the functions, so ``import pgmpy_ext.dask`` works without it.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from pgmpy_ext.dask import _tasks
+from pgmpy_ext.data import MAX_NUMERIC_STATES, MISSING_POLICIES, EncodedData, to_python
+from pgmpy_ext.stats import LatentEStep, PairwiseCounts, pair_offsets
+
+__all__ = ["DaskEncodedData", "compress", "encode", "family_counts_many", "infer_states", "is_dask_collection",
+           "pairwise_counts", "require_dask", "distinct_values", "map_log_joint", "labels_of", "persist_distinct",
+           "latent_class_estep"]
+
+
+def require_dask():
+    """``dask`` (and ``dask.dataframe``), or an ImportError saying how to install them."""
+    try:
+        import dask
+        import dask.dataframe  # noqa: F401
+    except ImportError:
+        raise ImportError("pgmpy_ext.dask needs dask: pip install 'pgmpy-ext[dask]' (dask[dataframe] and "
+                          "distributed).") from None
+    return dask
+
+
+def is_dask_collection(obj) -> bool:
+    """True for a dask DataFrame/Series/Array; never imports dask (False when dask was never imported)."""
+    dask = sys.modules.get("dask")
+    return dask is not None and bool(dask.is_dask_collection(obj))
+
+
+def _compute(obj):
+    dask = require_dask()
+    return dask.compute(obj)[0]
+
+
+def _tree(leaves: list, combine, *args):
+    """Delayed sum of ``leaves`` in the fixed tree over their index; ``combine(*args, *group)``."""
+    dask = require_dask()
+    nodes = list(leaves)
+    for level in _tasks.tree_order(len(nodes)):
+        nodes = [nodes[g[0]] if len(g) == 1 else dask.delayed(combine, pure=True)(*args, *(nodes[i] for i in g))
+                 for g in level]
+    return nodes[0]
+
+
+def _sort_states(values: list) -> list:
+    try:
+        return sorted(values)
+    except TypeError:
+        return sorted(values, key=lambda v: (type(v).__name__, repr(v)))
+
+
+def _scan_help(col) -> str:
+    return (f"declare them with states={{{col!r}: [...]}}, or make the column a known categorical "
+            f"(ddf[{col!r}] = ddf[{col!r}].astype(pd.CategoricalDtype([...]))), or let pgmpy-ext scan the data once "
+            "(scan=True)")
+
+
+def infer_states(ddf, columns: Sequence | None = None, states: Mapping | None = None, *, scan: bool = True,
+                 max_numeric_states: int | None = MAX_NUMERIC_STATES) -> dict:
+    """The states of every column of a dask DataFrame, ordered like :func:`pgmpy_ext.data.encode` orders them.
+
+    In this order: ``states[col]`` if declared; the categories of a *known* categorical (its category order, as
+    in memory); ``[False, True]`` for bool; else one pass over the data (``scan=True``) collecting the observed
+    values, sorted as the in-memory encoder sorts them. Categoricals read from parquet are usually *unknown*
+    (each partition may carry its own categories): they are scanned too, and their states are the observed values,
+    sorted. The numeric-column rule (``max_numeric_states``) and the float checks of ``encode`` apply to scanned
+    columns.
+
+    Raises
+    ------
+    ValueError
+        With ``scan=False``, for a column whose states cannot be known without a pass over the data (the message
+        says how to declare them); for a numeric column above ``max_numeric_states``; for a column with no
+        observed value.
+    """
+    dask = require_dask()
+    columns = list(ddf.columns if columns is None else columns)
+    states = dict(states or {})
+    unknown = [c for c in states if c not in columns]
+    if unknown:
+        raise ValueError(f"states declares columns {unknown!r} that are not in the data (columns: {columns!r}).")
+    out, to_scan = {}, []
+    meta = ddf._meta
+    for col in columns:
+        dtype = meta[col].dtype
+        if col in states:
+            out[col] = [to_python(v) for v in states[col]]
+        elif isinstance(dtype, pd.CategoricalDtype) and ddf[col].cat.known:
+            out[col] = [to_python(v) for v in dtype.categories]
+        elif pd.api.types.is_bool_dtype(dtype):
+            out[col] = [False, True]
+        else:
+            to_scan.append(col)
+    if to_scan and not scan:
+        col = to_scan[0]
+        what = "an unknown categorical" if isinstance(meta[col].dtype, pd.CategoricalDtype) else \
+            f"dtype {meta[col].dtype}"
+        raise ValueError(f"Column {col!r} has {what} in the dask DataFrame, so its states cannot be known without a "
+                         f"pass over the data (scan=False); {_scan_help(col)}.")
+    if to_scan:
+        leaves = [dask.delayed(_tasks.scan_partition, pure=True)(p, to_scan) for p in ddf[to_scan].to_delayed()]
+        merged = _compute(_tree(leaves, _tasks.merge_scans))
+        for col in to_scan:
+            kinds, seen = merged.get(col, (set(), {}))
+            values = list(seen.values())
+            if not values:
+                raise ValueError(f"Column {col!r} has no observed value (all missing); cannot infer its states; "
+                                 f"{_scan_help(col)}.")
+            if len(kinds) == 1:
+                kind = next(iter(kinds))
+            elif kinds <= {"int", "float"}:  # a partition with NaN reads as float: the whole column is float
+                kind = "float"
+            else:
+                kind = "object"
+            if kind == "float":
+                bad = [v for v in values if not (math.isfinite(v) and v == round(v))]
+                if bad:
+                    raise ValueError(f"Column {col!r} has float values (e.g. {bad[0]!r}); pgmpy-ext needs discrete "
+                                     "columns. Pass a discretiser (e.g. pgmpy_ext.preprocessing), or cast it to "
+                                     "category.")
+            if kind in ("int", "float") and max_numeric_states is not None and len(values) > max_numeric_states:
+                raise ValueError(f"Column {col!r} is numeric with {len(values)} distinct values, more than "
+                                 f"max_numeric_states={max_numeric_states}, so pgmpy-ext does not take it as a "
+                                 f"categorical variable; discretise it, or {_scan_help(col)}.")
+            st = _sort_states(values)
+            out[col] = [float(v) for v in st] if kind == "float" else st
+    return {col: out[col] for col in columns}
+
+
+def distinct_values(series) -> list:
+    """Distinct non-missing values of a dask Series (one pass), as Python scalars, in no particular order."""
+    dask = require_dask()
+    name = "__value__"
+    leaves = [dask.delayed(_tasks.scan_partition, pure=True)(p, [name]) for p in series.to_frame(name).to_delayed()]
+    merged = _compute(_tree(leaves, _tasks.merge_scans))
+    return list(merged.get(name, (set(), {}))[1].values())
+
+
+class DaskEncodedData:
+    """A dask DataFrame encoded lazily against known states: the columns, states and cards of
+    :class:`~pgmpy_ext.data.EncodedData`, plus one delayed encoded partition per dask partition.
+
+    Build it with :func:`encode`. Nothing is computed until a counting function, :meth:`compress` or
+    :meth:`persist` runs.
+
+    Attributes
+    ----------
+    columns, states, cards, missing : as in :class:`~pgmpy_ext.data.EncodedData`
+    parts : list of dask.delayed.Delayed
+        The encoded partitions (``_tasks.EncodedPart``: int32 codes and optional weights), in partition order.
+    weighted : bool
+    """
+
+    def __init__(self, parts: list, columns: list, states: list, missing: str, weighted: bool):
+        self.parts = parts
+        self.columns = list(columns)
+        self.states = [list(s) for s in states]
+        self.cards = np.array([len(s) for s in self.states], dtype=np.intp)
+        self.missing = missing
+        self.weighted = weighted
+
+    @property
+    def n_partitions(self) -> int:
+        return len(self.parts)
+
+    @property
+    def state_names(self) -> dict:
+        return dict(zip(self.columns, self.states))
+
+    def _task_args(self):
+        return self.columns, self.states, self.missing
+
+    def persist(self) -> DaskEncodedData:
+        """The same data with its encoded partitions persisted (on the workers under ``distributed``)."""
+        dask = require_dask()
+        return DaskEncodedData(list(dask.persist(*self.parts)), self.columns, self.states, self.missing,
+                               self.weighted)
+
+    def compress(self) -> EncodedData:
+        """See :func:`compress`."""
+        return compress(self)
+
+    def __repr__(self) -> str:
+        return (f"DaskEncodedData(n_partitions={self.n_partitions}, n_cols={len(self.columns)}, "
+                f"cards={self.cards.tolist()}, weighted={self.weighted}, missing={self.missing!r})")
+
+
+def _partition_frames(ddf) -> list:
+    return list(ddf.to_delayed())
+
+
+def encode(ddf, *, states: Mapping | None = None, weights=None, missing: str = "error", scan: bool = True,
+           max_numeric_states: int | None = MAX_NUMERIC_STATES, target=None,
+           target_states: Sequence | None = None) -> DaskEncodedData:
+    """Encode a dask DataFrame lazily, partition by partition, against states known up front.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+    states : mapping, optional
+        ``{column: [states...]}``, as in :func:`pgmpy_ext.data.encode`. The other columns' states come from
+        :func:`infer_states` (known categoricals, bool, else one scan).
+    weights : column label, optional
+        A column of ``ddf`` holding non-negative row weights (it is not encoded).
+    missing : {"error", "skip"}, default "error"
+    scan : bool, default True
+        Allow one pass over the data for columns whose states are not declared; False raises instead.
+    max_numeric_states : int or None, default 50
+    target : dask Series, optional
+        A column from the same frame (e.g. a classifier's ``y``) appended last; its states are ``target_states``.
+    target_states : sequence, optional
+
+    Returns
+    -------
+    DaskEncodedData
+
+    Notes
+    -----
+    Each partition is encoded *by value* (never through its own category codes, which may differ from partition
+    to partition); an unseen value raises a ValueError naming the column, the value, the row and the partition.
+    """
+    dask = require_dask()
+    if missing not in MISSING_POLICIES:
+        raise ValueError(f"missing == {missing!r}, must be one of {MISSING_POLICIES}.")
+    if weights is not None and weights not in ddf.columns:
+        raise ValueError(f"weights must name a column of the dask DataFrame, got {weights!r}.")
+    columns = [c for c in ddf.columns if c != weights]
+    if not columns:
+        raise ValueError("The data has no columns; pgmpy-ext needs at least one discrete column.")
+    st = infer_states(ddf[columns], columns, states, scan=scan, max_numeric_states=max_numeric_states)
+    all_columns, all_states = list(columns), [st[c] for c in columns]
+    frames = _partition_frames(ddf)
+    targets = [None] * len(frames)
+    if target is not None:
+        if target.npartitions != ddf.npartitions:
+            raise ValueError(f"y has {target.npartitions} partitions but X has {ddf.npartitions}; pass y as a column "
+                             "of the same dask DataFrame (e.g. X = ddf.drop(columns='y'), y = ddf['y']).")
+        name = target.name if target.name is not None else "class"
+        all_columns.append(name)
+        all_states.append(list(target_states))
+        targets = list(target.to_delayed())
+    state_map = dict(zip(all_columns, all_states))
+    parts = [dask.delayed(_tasks.encode_partition, pure=True)(f, all_columns, state_map, missing, i, weights, t)
+             for i, (f, t) in enumerate(zip(frames, targets))]
+    return DaskEncodedData(parts, all_columns, all_states, missing, weights is not None)
+
+
+def family_counts_many(data: DaskEncodedData, families: Sequence[tuple]) -> list:
+    """The tables of :func:`pgmpy_ext.stats.family_counts_many` on the whole dask data: one pass, a per-partition
+    kernel, a fixed-tree sum (bit-identical to the in-memory call for unweighted data)."""
+    dask = require_dask()
+    families = [(c, list(p)) for c, p in families]
+    idx = {c: k for k, c in enumerate(data.columns)}
+    shapes = [tuple(int(data.cards[idx[v]]) for v in [c, *p]) for c, p in families]
+    leaves = [dask.delayed(_tasks.count_families, pure=True)(part, *data._task_args(), families) for part in data.parts]
+    flat = _compute(_tree(leaves, _tasks.add_tables))
+    out, start = [], 0
+    for shape in shapes:
+        size = math.prod(shape)
+        out.append(flat[start:start + size].reshape(shape))
+        start += size
+    return out
+
+
+def pairwise_counts(data: DaskEncodedData, features: Sequence | None = None, cond=None) -> PairwiseCounts:
+    """:func:`pgmpy_ext.stats.pairwise_counts` on the whole dask data (one pass, fixed-tree sum)."""
+    dask = require_dask()
+    if features is None:
+        features = [c for c in data.columns if c != cond]
+    features = list(features)
+    idx = {c: k for k, c in enumerate(data.columns)}
+    cards = np.array([data.cards[idx[f]] for f in features], dtype=np.intp)
+    ccard = 1 if cond is None else int(data.cards[idx[cond]])
+    leaves = [dask.delayed(_tasks.count_pairs, pure=True)(part, *data._task_args(), features, cond)
+              for part in data.parts]
+    flat = _compute(_tree(leaves, _tasks.add_tables))
+    return PairwiseCounts(flat, pair_offsets(cards, ccard), cards, ccard, features)
+
+
+def compress(data: DaskEncodedData) -> EncodedData:
+    """Distinct rows with their multiplicities, in one pass: a weighted in-memory :class:`EncodedData`.
+
+    Rows come out in lexicographic order of their codes (as :func:`pgmpy_ext.stats.unique_rows`), weights are the
+    summed row weights (the number of copies when unweighted). Every learner that accepts row weights then runs
+    unchanged in memory: counts of the compressed data equal the counts of the full data exactly (unweighted).
+    """
+    dask = require_dask()
+    leaves = [dask.delayed(_tasks.distinct_rows, pure=True)(part, data.cards) for part in data.parts]
+    codes, counts = _compute(_tree(leaves, _tasks.merge_distinct, data.cards))
+    missing = "skip" if data.missing == "skip" or (codes < 0).any() else "error"
+    return EncodedData(codes, data.columns, data.states, weights=counts, missing=missing)
+
+
+def map_log_joint(ddf, features: Sequence, states: Mapping, layout, log_cpt: np.ndarray, plan, class_order,
+                  *, missing: str, handle_unknown: str, normalize: bool):
+    """``log p(c, x)`` (``normalize=False``) or ``log P(c | x)`` of every row of a dask DataFrame, as a dask Array
+    (n_rows, n_classes) computed partition by partition (``map_partitions``).
+
+    The tasks receive the compiled network (a :class:`~pgmpy_ext.stats.NetworkLayout` and its log-CPT vector), the
+    states and the class order, never an estimator, so workers do not import pgmpy. Missing cells (-1) are summed
+    out with the forest kernel when ``plan`` (:func:`~pgmpy_ext.stats.forest_plan`) is given.
+    """
+    require_dask()
+    return ddf[list(features)].map_partitions(
+        _tasks.log_joint_partition, list(features), dict(states), layout, log_cpt, plan, np.asarray(class_order),
+        missing, handle_unknown, normalize, meta=np.empty((0, len(class_order))))
+
+
+def labels_of(log_proba, classes: np.ndarray):
+    """The labels of the row-wise argmax of a dask Array of class scores (ties: the first class)."""
+    return log_proba.argmax(axis=1).map_blocks(_tasks.take_classes, classes, dtype=classes.dtype)
+
+
+def persist_distinct(data: DaskEncodedData) -> DaskEncodedData:
+    """Each partition replaced by its distinct rows (weights = multiplicities) and persisted: on the workers under
+    ``distributed``, in memory otherwise. Iterative learners (latent-class EM) then pass over these parts."""
+    dask = require_dask()
+    parts = [dask.delayed(_tasks.distinct_part, pure=True)(p, data.cards) for p in data.parts]
+    return DaskEncodedData(list(dask.persist(*parts)), data.columns, data.states, data.missing, True)
+
+
+def latent_class_estep(data: DaskEncodedData, layout, log_theta, log_prior, *, theta=None,
+                       missing: str = "impute") -> LatentEStep:
+    """:func:`pgmpy_ext.stats.latent_class_estep` over every partition (one map-reduce; fixed tree), without
+    posteriors: the log-likelihood, expected counts and cluster counts of the whole data.
+
+    The parameters (kB) travel inside the tasks. Use it on :func:`persist_distinct` data; the in-memory engine
+    ``pgmpy_ext.clustering``'s ``latent_class_single_start(..., estep=...)`` runs its EM with it."""
+    dask = require_dask()
+    args = (layout, np.ascontiguousarray(log_theta), np.ascontiguousarray(log_prior),
+            None if theta is None else np.ascontiguousarray(theta), missing)
+    leaves = [dask.delayed(_tasks.estep_partition, pure=True)(p, *args) for p in data.parts]
+    ll, counts, nc, n_zero = _compute(_tree(leaves, _tasks.add_esteps))
+    return LatentEStep(float(ll), counts, nc, None, int(n_zero))

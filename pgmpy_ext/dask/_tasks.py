@@ -1,0 +1,207 @@
+"""Module-level task functions run on Dask workers (or in threads): one partition in, a small table out.
+
+They import only numpy, pandas and pgmpy-ext's lowest layers (``pgmpy_ext.data``, ``pgmpy_ext.stats``), never
+pgmpy, scikit-learn or dask, so a worker that runs them loads the kernels in milliseconds (design note
+scale-out.md §5.1). Any engine that can call a Python function on a pandas partition (Dask here; a Spark
+``mapInArrow`` or Ray adapter later) can reuse them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from pgmpy_ext.data import EncodedData, encode, state_key, to_python
+from pgmpy_ext.stats import (
+    family_counts_many,
+    latent_class_estep,
+    log_joint_batch,
+    log_joint_marginal,
+    pairwise_counts,
+    rows_with_missing,
+    unique_rows,
+)
+from pgmpy_ext.utils import LOG_TINY, log_normalize_rows
+
+__all__ = ["EncodedPart", "SPLIT_EVERY", "add_tables", "count_families", "count_pairs", "distinct_rows",
+           "encode_partition", "log_joint_partition", "take_classes", "merge_distinct", "merge_scans", "scan_partition",
+           "tree_order", "distinct_part", "estep_partition", "add_esteps"]
+
+#: Tables are summed in groups of this many consecutive partitions (``parts[i:i + 8]``), level by level.
+SPLIT_EVERY = 8
+
+
+class EncodedPart:
+    """One encoded partition: int32 ``codes`` (n_rows, n_cols) and optional float64 ``weights`` (n_rows,)."""
+
+    __slots__ = ("codes", "weights")
+
+    def __init__(self, codes: np.ndarray, weights: np.ndarray | None):
+        self.codes = codes
+        self.weights = weights
+
+    def data(self, columns: Sequence, states: Sequence, missing: str) -> EncodedData:
+        return EncodedData(self.codes, columns, states, weights=self.weights, missing=missing)
+
+
+def _column_kind(series: pd.Series) -> str:
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "category"
+    if pd.api.types.is_bool_dtype(dtype):
+        return "bool"
+    if pd.api.types.is_integer_dtype(dtype):
+        return "int"
+    if pd.api.types.is_float_dtype(dtype):
+        return "float"
+    return "object"
+
+
+def scan_partition(pdf: pd.DataFrame, columns: Sequence) -> dict:
+    """``{column: ({kind}, {state_key: value})}`` of one partition: its distinct non-missing values as Python
+    scalars (for a categorical: the observed values, not unused categories)."""
+    out = {}
+    for col in columns:
+        series = pdf[col]
+        values = pd.unique(series.dropna().astype(object).to_numpy())
+        seen: dict = {}
+        for v in values:
+            v = to_python(v)
+            seen.setdefault(state_key(v), v)
+        out[col] = ({_column_kind(series)}, seen)
+    return out
+
+
+def merge_scans(*scans: dict) -> dict:
+    """Union of scans, in the given (partition) order: among values that compare equal the first seen wins, as in
+    ``encode``."""
+    out: dict = {}
+    for scan in scans:
+        for col, (kinds, seen) in scan.items():
+            kinds_out, seen_out = out.setdefault(col, (set(), {}))
+            kinds_out.update(kinds)
+            for key, v in seen.items():
+                seen_out.setdefault(key, v)
+    return out
+
+
+def encode_partition(pdf: pd.DataFrame, columns: Sequence, states: dict, missing: str, partition: int,
+                     weight_column=None, target=None) -> EncodedPart:
+    """Encode one partition by value against the declared ``states`` (never trusting per-partition category
+    codes). ``target`` is an optional Series (the class, same partition of the same frame) appended as the last
+    column. Errors name the partition."""
+    if target is not None:
+        pdf = pd.concat([pdf, target.rename(columns[-1])], axis=1)
+    weights = None
+    if weight_column is not None:
+        weights = pdf[weight_column].to_numpy(dtype=np.float64)
+    if pdf.shape[0] == 0:
+        return EncodedPart(np.zeros((0, len(columns)), dtype=np.int32),
+                           None if weights is None else weights)
+    try:
+        data = encode(pdf[list(columns)], states=states, weights=weights, missing=missing, max_numeric_states=None)
+    except (ValueError, TypeError) as err:
+        msg = str(err).replace("that was not seen during fit", "that is not among the declared or scanned states")
+        raise type(err)(f"In partition {partition} of the dask DataFrame: {msg}") from None
+    return EncodedPart(data.codes, data.weights)
+
+
+def count_families(part: EncodedPart, columns, states, missing, families) -> np.ndarray:
+    """The family tables of one partition, concatenated flat (in ``families`` order)."""
+    tables = family_counts_many(part.data(columns, states, missing), families)
+    return np.concatenate([t.ravel() for t in tables]) if tables else np.zeros(0)
+
+
+def count_pairs(part: EncodedPart, columns, states, missing, features, cond, n_jobs: int = 1) -> np.ndarray:
+    """The flat pairwise table buffer of one partition (:class:`pgmpy_ext.stats.PairwiseCounts` layout)."""
+    return pairwise_counts(part.data(columns, states, missing), features, cond=cond, n_jobs=n_jobs).flat
+
+
+def add_tables(*tables: np.ndarray) -> np.ndarray:
+    """Sum of equally shaped tables, left to right (the fixed order of the tree)."""
+    out = tables[0].copy()
+    for t in tables[1:]:
+        out += t
+    return out
+
+
+def distinct_rows(part: EncodedPart, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct rows in lexicographic order, their summed weights) of one partition."""
+    u = unique_rows(part.codes, cards, part.weights)
+    return u.codes, u.counts
+
+
+def merge_distinct(cards: np.ndarray, *parts: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of several partitions' distinct rows, multiplicities summed."""
+    codes = np.concatenate([p[0] for p in parts], axis=0)
+    weights = np.concatenate([p[1] for p in parts])
+    u = unique_rows(codes, cards, weights)
+    return u.codes, u.counts
+
+
+def log_joint_partition(pdf: pd.DataFrame, features: Sequence, states: dict, layout, log_cpt: np.ndarray,
+                        plan, class_order: np.ndarray, missing: str, handle_unknown: str, normalize: bool,
+                        partition_info: dict | None = None) -> np.ndarray:
+    """``log p(c, x)`` (or ``log P(c | x)`` with ``normalize``) of one partition's rows, columns in the
+    classifier's ``classes_`` order; missing cells (-1) summed out with the forest kernel (``plan``)."""
+    n_classes = class_order.shape[0]
+    partition = None if partition_info is None else partition_info.get("number")
+    if pdf.shape[0] == 0:
+        return np.zeros((0, n_classes))
+    try:
+        data = encode(pdf[list(features)], states=states, missing=missing, max_numeric_states=None,
+                      handle_unknown=handle_unknown)
+    except (ValueError, TypeError) as err:
+        raise type(err)(f"In partition {partition} of the dask DataFrame: {err}") from None
+    codes = data.codes
+    if plan is not None and rows_with_missing(codes, np.arange(codes.shape[1])).size:
+        lj = log_joint_marginal(layout, log_cpt, codes, plan=plan)
+    else:
+        lj = log_joint_batch(layout, log_cpt, codes)
+    lj = lj[:, class_order]
+    return log_normalize_rows(lj, floor=LOG_TINY) if normalize else lj
+
+
+def take_classes(index: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """``classes[index]`` (the labels of argmax indices, one block at a time)."""
+    return classes[index]
+
+
+def tree_order(n: int, split_every: int = SPLIT_EVERY) -> list[list[list[int]]]:
+    """The fixed reduction tree over ``n`` leaves: per level, the groups of consecutive indices summed together.
+
+    >>> tree_order(10, 4)
+    [[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]], [[0, 1, 2]]]
+    """
+    levels = []
+    while n > 1:
+        groups = [list(range(i, min(i + split_every, n))) for i in range(0, n, split_every)]
+        levels.append(groups)
+        n = len(groups)
+    return levels
+
+
+def distinct_part(part: EncodedPart, cards: np.ndarray) -> EncodedPart:
+    """One partition's distinct rows with their multiplicities as its weights (what EM iterates over)."""
+    u = unique_rows(part.codes, cards, part.weights)
+    return EncodedPart(u.codes, u.counts)
+
+
+def estep_partition(part: EncodedPart, layout, log_theta, log_prior, theta, missing: str) -> tuple:
+    """Latent-class E step of one partition: ``(loglik, counts (R, K), cluster_counts (K,), n_zero)``."""
+    res = latent_class_estep(layout, part.codes, part.weights, log_theta, log_prior, theta=theta, missing=missing,
+                             check=False)
+    return res.loglik, res.counts, res.cluster_counts, res.n_zero
+
+
+def add_esteps(*parts: tuple) -> tuple:
+    """Sum of E-step results, left to right."""
+    ll, counts, nc, nz = parts[0][0], parts[0][1].copy(), parts[0][2].copy(), parts[0][3]
+    for p in parts[1:]:
+        ll += p[0]
+        counts += p[1]
+        nc += p[2]
+        nz += p[3]
+    return ll, counts, nc, nz
