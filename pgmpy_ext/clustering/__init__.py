@@ -38,3 +38,14 @@ from pgmpy_ext.clustering._latent_class import EMAClustering, LatentClassEM  # n
 __all__ += ["LATENT_METHODS", "LATENT_POLICIES", "EMAClustering", "LatentClassData", "LatentClassEM",
             "LatentClassStart", "align_starts", "combine_starts", "em_m_step", "latent_class_data",
             "latent_class_single_start", "ma_step", "n_free_parameters"]
+from pgmpy_ext.clustering._brute_force import (  # noqa: E402
+    BruteForceResult,
+    BruteForceSNBAveraging,
+    brute_force_snb,
+    candidate_log_evidence,
+    dirichlet_log_pdf,
+    log_ml_independent,
+)
+
+__all__ += ["BruteForceResult", "BruteForceSNBAveraging", "brute_force_snb", "candidate_log_evidence",
+            "dirichlet_log_pdf", "log_ml_independent"]
