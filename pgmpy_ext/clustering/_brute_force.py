@@ -216,12 +216,16 @@ class BruteForceResult:
     def log_joint(self, codes: np.ndarray) -> np.ndarray:
         """``log P_BF(x, c)`` of complete rows (codes (N, n)): the structure-posterior mixture of joints, (N, K)."""
         codes = np.asarray(codes)
-        idx = self.offsets[:-1][None, :] + codes                          # (N, n) rows of theta
         logt = np.log(self.theta)                                         # (S, R, K)
-        per_s = np.log(self.weights)[:, None, :] + logt[:, idx, :].sum(axis=2)   # (S, N, K)
         with np.errstate(divide="ignore"):
-            lw = np.log(self.posterior)
-        return logsumexp(per_s + lw[:, None, None], axis=0)
+            lw = np.log(self.posterior)[:, None, None] + np.log(self.weights)[:, None, :]
+        out = np.empty((codes.shape[0], self.weights.shape[1]))
+        step = max(1, 2 ** 22 // max(1, self.theta.shape[0] * codes.shape[1]))   # bounded memory
+        for a in range(0, codes.shape[0], step):
+            idx = self.offsets[:-1][None, :] + codes[a:a + step]              # (B, n) rows of theta
+            per_s = lw + logt[:, idx, :].sum(axis=2)                          # (S, B, K)
+            out[a:a + step] = logsumexp(per_s, axis=0)
+        return out
 
 
 def _structure_fit(data, s, mask, n_clusters, child, alpha, n_init, n_burn, n_gibbs, eps, tol, max_iter,

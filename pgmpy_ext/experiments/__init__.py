@@ -56,3 +56,6 @@ register("seed001-tables5.5-5.6", "Santafe thesis Tables 5.5/5.6: structural TM 
          "5-fold CV accuracy and the features structural TM selects", "_seed001_tables55_56")
 register("seed001-tables7.1-7.2", "Santafe thesis Tables 7.1/7.2: multi-start EMA vs EM (W/D/L of the co-membership "
          "Hamming distance) on random selective naive Bayes and random BN-classifier generators", "_seed001_tables71_72")
+register("seed001-figs7.2-7.3", "Santafe thesis Figs 7.2/7.3: multi-start EMA vs the brute-force Bayesian model average "
+         "over all 2^n selective naive Bayes (Candidate method), KL in bits against random-model thresholds",
+         "_seed001_figs72_73")
