@@ -59,3 +59,6 @@ register("seed001-tables7.1-7.2", "Santafe thesis Tables 7.1/7.2: multi-start EM
 register("seed001-figs7.2-7.3", "Santafe thesis Figs 7.2/7.3: multi-start EMA vs the brute-force Bayesian model average "
          "over all 2^n selective naive Bayes (Candidate method), KL in bits against random-model thresholds",
          "_seed001_figs72_73")
+register("seed001-model-detection", "Santafe thesis section 7.5.2 (Figs 7.4/7.5, reconstructed): EMA's independence "
+         "measure I_P separates the cluster-dependent from the independent variables as N grows",
+         "_seed001_model_detection")
