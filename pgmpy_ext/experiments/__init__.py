@@ -62,3 +62,5 @@ register("seed001-figs7.2-7.3", "Santafe thesis Figs 7.2/7.3: multi-start EMA vs
 register("seed001-model-detection", "Santafe thesis section 7.5.2 (Figs 7.4/7.5, reconstructed): EMA's independence "
          "measure I_P separates the cluster-dependent from the independent variables as N grows",
          "_seed001_model_detection")
+register("seed001-table7.3", "Santafe thesis Table 7.3: leukemia (Golub, 72 and 38 samples, all 7,129 probes, "
+         "tertiles) clustered by multi-start EM vs EMA (UA, Av, BC)", "_seed001_table73")
