@@ -54,10 +54,11 @@ register("seed001-tables5.3-5.4", "Santafe thesis Tables 5.3/5.4: NB/TAN with ML
          "5-fold CV accuracy and whole-data CLL", "_seed001_tables53_54")
 register("seed001-tables5.5-5.6", "Santafe thesis Tables 5.5/5.6: structural TM and cTAN-TM vs NB-TM and TAN-TM, "
          "5-fold CV accuracy and the features structural TM selects", "_seed001_tables55_56")
-register("seed001-tables7.1-7.2", "Santafe thesis Tables 7.1/7.2: multi-start EMA vs EM (W/D/L of the co-membership "
-         "Hamming distance) on random selective naive Bayes and random BN-classifier generators", "_seed001_tables71_72")
-register("seed001-figs7.2-7.3", "Santafe thesis Figs 7.2/7.3: multi-start EMA vs the brute-force Bayesian model average "
-         "over all 2^n selective naive Bayes (Candidate method), KL in bits against random-model thresholds",
+register("seed001-tables7.1-7.2", "Santafe thesis Tables 7.1/7.2: multi-start EMA vs EM (W/D/L of the "
+         "co-membership Hamming distance) on random selective naive Bayes and random BN-classifier generators",
+         "_seed001_tables71_72")
+register("seed001-figs7.2-7.3", "Santafe thesis Figs 7.2/7.3: multi-start EMA vs the brute-force Bayesian model "
+         "average over all 2^n selective naive Bayes (Candidate method), KL in bits against random-model thresholds",
          "_seed001_figs72_73")
 register("seed001-model-detection", "Santafe thesis section 7.5.2 (Figs 7.4/7.5, reconstructed): EMA's independence "
          "measure I_P separates the cluster-dependent from the independent variables as N grows",

@@ -17,7 +17,6 @@ When the shared data are absent, the report says so and only the synthetic stand
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -124,7 +123,7 @@ def report(results, settings, elapsed, quick, n_jobs, n_init, n_reps, absent) ->
                          f"{np.mean([100 * r[m] for r in rs]) - t[0]:+.2f}"])
         rows.append(["SOM (Golub et al.)", "89.47 (34/38, 50 selected genes)", "not run", "–"])
         L += md_table(["method", "thesis", "ours", "Δ mean (pp)"], rows)
-        L += ["", f"Per repetition (EM, UA, Av, BC): " + "; ".join(
+        L += ["", "Per repetition (EM, UA, Av, BC): " + "; ".join(
             "/".join(f"{100 * r[m]:.1f}" for m in METHODS) for r in rs) + ".",
               f"Arcs with EMA posterior > 0.5 (BC model): {', '.join(str(r['arcs_gt_half']) for r in rs)}; "
               f"degenerate EMA starts (spec 4.8) per repetition: "
