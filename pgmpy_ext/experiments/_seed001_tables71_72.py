@@ -17,6 +17,7 @@ Protocol (``docs/decisions/seed001-ema-popgen.md`` sections 7.1, 7.3, 8.3 and de
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,6 +87,7 @@ class Settings:
     n_init: int = 30
     seed: int = 0
     label: str = "full"
+    interleave: bool = False
 
 
 def _model(table: str, key: tuple, rng):
@@ -247,14 +249,20 @@ def run(output=None, *, output_dir=None, quick: bool = False, full: bool = False
     elif full:
         st = Settings()
     else:
-        st = Settings(ns=[10, 640], label="default subset: every row of both tables at N = 10 and N = 640 (the two "
-                                          "ends of the thesis's range); 50 models, m = 30. The full grid "
-                                          "(`--full`) has 7 sizes and takes about 45 min on one core")
+        st = Settings(rows={"7.1": [(4, 2), (10, 2), (4, 3), (10, 3), (40, 2), (40, 3), (6, 2), (8, 3)],
+                            "7.2": [(4, 2, 2), (10, 3, 3), (4, 3, 3), (10, 2, 2)]},
+                      ns=[10, 640], interleave=True,
+                      label="default subset: 8 rows of Table 7.1 and 4 of Table 7.2 (alternating), at N = 10 and "
+                            "N = 640 (the two ends of the thesis's range); 50 models, m = 30. The full grid "
+                            "(`--full`: 36 rows x 7 sizes) takes about 45 min on an idle core")
     if tables is not None:
         st.tables = list(tables)
     t0 = time.perf_counter()
     results = {}
     rows = [(table, key) for table in st.tables for key in st.rows[table]]
+    if st.interleave:  # alternate the tables, so that an interrupted run has rows of both
+        per = [[r for r in rows if r[0] == t] for t in st.tables]
+        rows = [r for group in itertools.zip_longest(*per) for r in group if r is not None]
     for done, (table, key) in enumerate(rows, 1):
         tasks = [(table, key, i, st.ns, st.n_init, st.seed) for i in range(st.n_models)]
         results[table, key] = parallel_map(run_model, tasks, n_jobs)
