@@ -40,6 +40,11 @@ EXPECTED_OUTPUTS = {
     "03_cem_clustering.ipynb": [
         (r"max \|VE - predict_proba\| over 128 rows: (\S+)", lambda v: v < 1e-9),
     ],
+    "04_latent_class_and_ema.ipynb": [
+        (r"EMA matched accuracy (\S+)", lambda v: v > 0.9),
+        (r"largest arc posterior of a noise column: (\S+)", lambda v: v < 0.5),
+        (r"\|VE - predict_proba\| for row 0: (\S+)", lambda v: v < 1e-9),
+    ],
 }
 
 

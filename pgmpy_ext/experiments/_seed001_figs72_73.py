@@ -145,7 +145,7 @@ def run(output=None, *, output_dir=None, quick: bool = False, full: bool = False
     ----------
     output, output_dir : path, optional
     quick : bool, default False
-        Smoke run: n = 4, 2 tests, tiny Gibbs chains; not the reproduction.
+        Smoke run: n = 4, 1 test, tiny Gibbs chains; not the reproduction.
     full : bool, default False
         The thesis's protocol: n = 10 and 12, 10 tests each, m = 30 EM starts per structure, 1,000 + 5,000 Gibbs
         sweeps (many hours on one core). The default is a reduced protocol that runs in about 10 minutes (see the
@@ -157,7 +157,7 @@ def run(output=None, *, output_dir=None, quick: bool = False, full: bool = False
 
     path = report_path(output, "seed001-figs7.2-7.3", output_dir)
     if quick:
-        st = Settings(ns=[4], n_tests={4: 2}, n_samples=100, bf_init=2, n_burn=20, n_gibbs=100, ema_init=5,
+        st = Settings(ns=[4], n_tests={4: 1}, n_samples=100, bf_init=2, n_burn=20, n_gibbs=100, ema_init=5,
                       n_random=200, label="quick smoke run")
     elif full:
         st = Settings()

@@ -145,7 +145,7 @@ def run(output=None, *, output_dir=None, quick: bool = False, full: bool = False
     ----------
     output, output_dir : path, optional
     quick : bool, default False
-        Smoke run: the synthetic stand-in only (72 x 500, 20 relevant genes), m = 5, 2 repetitions.
+        Smoke run: the synthetic stand-in only (72 x 200, 40 relevant genes), m = 3, 2 repetitions.
     full : bool, default False
         The thesis's m = 100 starts per method (about 30 min on one core); the default uses m = 30.
     n_jobs : int, optional
@@ -154,12 +154,12 @@ def run(output=None, *, output_dir=None, quick: bool = False, full: bool = False
         Folder holding ``microarray/ALLAML.mat`` (default ``../shared/datasets``).
     """
     path = report_path(output, "seed001-table7.3", output_dir)
-    n_init, n_reps = (5, 2) if quick else (100, 10) if full else (30, 10)
+    n_init, n_reps = (3, 2) if quick else (100, 10) if full else (30, 10)
     t0 = time.perf_counter()
     sets = {}
     if quick:
-        X, y = synthetic_stand_in(n_genes=500, n_relevant=20)
-        sets["synthetic stand-in (72 x 500, 20 relevant genes)"] = (discretize_tertiles(X), y)
+        X, y = synthetic_stand_in(n_genes=200, n_relevant=40)
+        sets["synthetic stand-in (72 x 200, 40 relevant genes)"] = (discretize_tertiles(X), y)
         absent = False
     else:
         data = load_leukemia(data_home)
