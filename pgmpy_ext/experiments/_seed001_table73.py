@@ -153,14 +153,14 @@ def run(output=None, *, output_dir=None, quick: bool = False, full: bool = False
         Smoke run: the synthetic stand-in only (72 x 200, 40 relevant genes), m = 3, 2 repetitions.
     full : bool, default False
         The thesis's m = 100 starts per method and 10 repetitions, plus the synthetic stand-in (about 40 min on an
-        idle core); the default uses m = 10 and 3 repetitions.
+        idle core); the default uses m = 30 and 5 repetitions.
     n_jobs : int, optional
         Accepted for the CLI; repetitions run one after the other.
     data_home : path, optional
         Folder holding ``microarray/ALLAML.mat`` (default ``../shared/datasets``).
     """
     path = report_path(output, "seed001-table7.3", output_dir)
-    n_init, n_reps = (3, 2) if quick else (100, 10) if full else (10, 3)
+    n_init, n_reps = (3, 2) if quick else (100, 10) if full else (30, 5)
     t0 = time.perf_counter()
     sets = {}
     if quick:
