@@ -78,3 +78,32 @@ def test_leukemia_file_shape(shared_datasets):
     assert (y[:38] == 0).sum() == 27                                          # Golub's training set
     codes = t73.discretize_tertiles(X)
     assert set(codes.ravel().tolist()) == {0, 1, 2}
+
+
+def test_cli_full_flag(tmp_path, monkeypatch, capsys):
+    import sys
+    import types
+
+    from pgmpy_ext.cli import main
+    from pgmpy_ext.experiments import Reproduction
+
+    seen = {}
+
+    def with_full(output=None, *, quick=False, full=False, n_jobs=None):
+        seen["full"] = full
+        return output
+
+    def without_full(output=None, *, quick=False, n_jobs=None):
+        return output
+
+    for name, fn in (("withfull", with_full), ("nofull", without_full)):
+        module = types.ModuleType(f"pgmpy_ext.experiments._{name}_for_tests")
+        module.run = fn
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+        monkeypatch.setitem(REPRODUCTIONS, name, Reproduction(name, "fake", f"_{name}_for_tests"))
+    assert main(["reproduce", "withfull", "--output", str(tmp_path / "a.md"), "--full"]) == 0
+    assert seen["full"] is True
+    assert main(["reproduce", "withfull", "--output", str(tmp_path / "a.md")]) == 0
+    assert seen["full"] is False
+    assert main(["reproduce", "nofull", "--output", str(tmp_path / "b.md"), "--full"]) == 2
+    assert "has no --full grid" in capsys.readouterr().err
