@@ -226,7 +226,7 @@ def _reading(results, st) -> list[str]:
 
 
 def run(output=None, *, output_dir=None, quick: bool = False, full: bool = False, n_jobs: int | None = None,
-        tables=None, log=print) -> Path:
+        tables=None, ns=None, log=print) -> Path:
     """Run the reproduction and write the Markdown report; returns its path.
 
     Parameters
@@ -241,6 +241,8 @@ def run(output=None, *, output_dir=None, quick: bool = False, full: bool = False
     n_jobs : int, optional
         Models in parallel (joblib); results do not depend on it.
     tables : list of {"7.1", "7.2"}, optional
+    ns : list of int, optional
+        Sample sizes to run instead of the mode's (a subset of 10, 20, ..., 640).
     """
     path = report_path(output, "seed001-tables7.1-7.2", output_dir)
     if quick:
@@ -257,6 +259,11 @@ def run(output=None, *, output_dir=None, quick: bool = False, full: bool = False
                             "(`--full`: 36 rows x 7 sizes) takes about 45 min on an idle core")
     if tables is not None:
         st.tables = list(tables)
+    if ns is not None:
+        if not set(ns) <= set(NS):
+            raise ValueError(f"ns == {ns!r}: every size must be one of the thesis's {NS}.")
+        st.ns = sorted(ns)
+        st.label += f" — sizes overridden: N = {', '.join(map(str, st.ns))}"
     t0 = time.perf_counter()
     results = {}
     rows = [(table, key) for table in st.tables for key in st.rows[table]]
