@@ -45,6 +45,11 @@ EXPECTED_OUTPUTS = {
         (r"NBM M1\(5\) on Iris: (\S+)", lambda v: v > 0.9),
         (r"tie-free: \|ours - sklearn\| = (\S+)", lambda v: v < 1e-12),
     ],
+    "04_latent_class_and_ema.ipynb": [
+        (r"EMA matched accuracy (\S+)", lambda v: v > 0.9),
+        (r"largest arc posterior of a noise column: (\S+)", lambda v: v < 0.5),
+        (r"\|VE - predict_proba\| for row 0: (\S+)", lambda v: v < 1e-9),
+    ],
 }
 
 

@@ -458,6 +458,11 @@ def _reproduce(args) -> int:
         return 2
     run = REPRODUCTIONS[args.name].run
     kw = {"quick": args.quick, "n_jobs": args.n_jobs}
+    if getattr(args, "full", False):
+        if "full" not in inspect.signature(run).parameters:
+            print(f"reproduction {args.name!r} has no --full grid (it always runs all of it)", file=sys.stderr)
+            return 2
+        kw["full"] = True
     output = args.output  # --output (a report file) overrides --output-dir
     if output is None:
         if "output_dir" in inspect.signature(run).parameters:
@@ -594,6 +599,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "live in the repository's docs/reproductions/")
     r.add_argument("--output", default=None, help="report path (overrides --output-dir)")
     r.add_argument("--quick", action="store_true", help="smoke run with tiny settings (not the reproduction)")
+    r.add_argument("--full", action="store_true", help="every cell of a reproduction whose default runs a subset "
+                                                       "(e.g. seed001-tables7.1-7.2)")
     r.add_argument("--n-jobs", type=int, default=None, help="parallel jobs where the experiment supports them")
     r.set_defaults(func=_reproduce)
     v = sub.add_parser("version", help="print versions")

@@ -81,3 +81,14 @@ from pgmpy_ext.clustering._em_baselines import (  # noqa: E402
 
 __all__ += ["CompleteBNData", "CompleteBNStart", "EMCompleteBNClustering", "EMTANClustering", "EMTANStart",
             "complete_bn_single_start", "emtan_single_start", "prepare_complete_bn", "prepare_emtan"]
+from pgmpy_ext.clustering._brute_force import (  # noqa: E402
+    BruteForceResult,
+    BruteForceSNBAveraging,
+    brute_force_snb,
+    candidate_log_evidence,
+    dirichlet_log_pdf,
+    log_ml_independent,
+)
+
+__all__ += ["BruteForceResult", "BruteForceSNBAveraging", "brute_force_snb", "candidate_log_evidence",
+            "dirichlet_log_pdf", "log_ml_independent"]

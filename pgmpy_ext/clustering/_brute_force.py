@@ -28,7 +28,7 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
+from scipy.special import expit, gammaln, logsumexp
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD, show_progress_enabled
 from pgmpy_ext.clustering._base import BaseBNMixture
@@ -119,6 +119,8 @@ def candidate_log_evidence(codes: np.ndarray, weights: np.ndarray, cols, prior: 
     off = np.concatenate([[0], np.cumsum(cards)])
     R = int(off[-1])
     block = np.repeat(np.arange(len(cols)), cards)                      # cell -> variable of the sub-model
+    gather = np.zeros((len(cols), R))
+    gather[block, np.arange(R)] = 1.0
     onehot = np.zeros((codes.shape[0], R))                              # (U, R): the cell of every variable
     for b, c in enumerate(cols):
         onehot[np.arange(codes.shape[0]), off[b] + codes[:, c]] = 1.0
@@ -141,14 +143,17 @@ def candidate_log_evidence(codes: np.ndarray, weights: np.ndarray, cols, prior: 
             keep_cells[sweep - n_burn] = cells
         g = np.maximum(rng.standard_gamma(alpha + nc), 1e-300)
         gc = np.maximum(rng.standard_gamma(alpha + cells), 1e-300)
-        tot = np.add.reduceat(gc, off[:-1], axis=0)[block]
-        lq = np.log(g / g.sum()) + onehot @ np.log(gc / tot)
-        q = np.exp(lq - logsumexp(lq, axis=1, keepdims=True))
+        tot = (gather @ gc)[block]                                      # per-variable column sums
+        lq = onehot @ (np.log(gc) - np.log(tot))
+        lq += np.log(g)
         if K == 2:
-            first = rng.binomial(m_int, np.clip(q[:, 0], 0.0, 1.0))
-            n_uj = np.stack([first, m_int - first], axis=1)
+            first = rng.binomial(m_int, expit(lq[:, 0] - lq[:, 1]))
+            n_uj[:, 0] = first
+            n_uj[:, 1] = m_int - first
         else:
-            n_uj = np.stack([rng.multinomial(mm, qq / qq.sum()) for mm, qq in zip(m_int, q, strict=True)])
+            q = np.exp(lq - lq.max(axis=1, keepdims=True))
+            q /= q.sum(axis=1, keepdims=True)
+            n_uj = np.stack([rng.multinomial(mm, qq) for mm, qq in zip(m_int, q, strict=True)])
         major = int(np.argmax(n_uj.sum(axis=0)))
         switches += major != last_major
         last_major = major
@@ -211,12 +216,16 @@ class BruteForceResult:
     def log_joint(self, codes: np.ndarray) -> np.ndarray:
         """``log P_BF(x, c)`` of complete rows (codes (N, n)): the structure-posterior mixture of joints, (N, K)."""
         codes = np.asarray(codes)
-        idx = self.offsets[:-1][None, :] + codes                          # (N, n) rows of theta
         logt = np.log(self.theta)                                         # (S, R, K)
-        per_s = np.log(self.weights)[:, None, :] + logt[:, idx, :].sum(axis=2)   # (S, N, K)
         with np.errstate(divide="ignore"):
-            lw = np.log(self.posterior)
-        return logsumexp(per_s + lw[:, None, None], axis=0)
+            lw = np.log(self.posterior)[:, None, None] + np.log(self.weights)[:, None, :]
+        out = np.empty((codes.shape[0], self.weights.shape[1]))
+        step = max(1, 2 ** 22 // max(1, self.theta.shape[0] * codes.shape[1]))   # bounded memory
+        for a in range(0, codes.shape[0], step):
+            idx = self.offsets[:-1][None, :] + codes[a:a + step]              # (B, n) rows of theta
+            per_s = lw + logt[:, idx, :].sum(axis=2)                          # (S, B, K)
+            out[a:a + step] = logsumexp(per_s, axis=0)
+        return out
 
 
 def _structure_fit(data, s, mask, n_clusters, child, alpha, n_init, n_burn, n_gibbs, eps, tol, max_iter,

@@ -68,3 +68,14 @@ register("seed000-nbm-maps", "Ruz thesis Figs. 5.5-5.14: PCA, SOM (MiniSom), GTM
          "trustworthiness and continuity for k = 5..50 and the statements of spec section 8.5", "_seed000_nbm_maps")
 register("seed001-tables7.4-7.6", "Santafe thesis Tables 7.4-7.6: multi-start EMA-TAN vs mEM-TAN, mEM-BNET and mEMA on "
          "random TAN models (W/D/L by matched accuracy, Wilcoxon marks)", "_seed001_tables74_76")
+register("seed001-tables7.1-7.2", "Santafe thesis Tables 7.1/7.2: multi-start EMA vs EM (W/D/L of the "
+         "co-membership Hamming distance) on random selective naive Bayes and random BN-classifier generators",
+         "_seed001_tables71_72")
+register("seed001-figs7.2-7.3", "Santafe thesis Figs 7.2/7.3: multi-start EMA vs the brute-force Bayesian model "
+         "average over all 2^n selective naive Bayes (Candidate method), KL in bits against random-model thresholds",
+         "_seed001_figs72_73")
+register("seed001-model-detection", "Santafe thesis section 7.5.2 (Figs 7.4/7.5, reconstructed): EMA's independence "
+         "measure I_P separates the cluster-dependent from the independent variables as N grows",
+         "_seed001_model_detection")
+register("seed001-table7.3", "Santafe thesis Table 7.3: leukemia (Golub, 72 and 38 samples, all 7,129 probes, "
+         "tertiles) clustered by multi-start EM vs EMA (UA, Av, BC)", "_seed001_table73")

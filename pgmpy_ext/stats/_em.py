@@ -97,6 +97,26 @@ class LatentClassLayout(BlockLayout):
         """intp (R,): the variable of every table row."""
         return np.repeat(np.arange(self.n_vars, dtype=np.intp), self.cards)
 
+    def normalize(self, counts, alpha: float = 0.0, *, log: bool = False) -> np.ndarray:
+        """:meth:`BlockLayout.normalize` vectorised over the variables (every block is ``(r_v, K)``), in O(R K).
+
+        The inherited loop over blocks reads ``block_shapes`` (a tuple rebuilt over all variables) per block, which
+        is quadratic in ``n_vars`` (minutes per M step for the 7,129 leukemia probes). Same result: columns with a
+        zero total get ``1 / r_v``."""
+        counts = self.check_flat(counts, "counts")
+        if not np.isfinite(alpha) or alpha < 0:
+            raise ValueError(f"alpha == {alpha!r}, must be >= 0.")
+        t = counts.reshape(self.n_states, self.n_clusters) + alpha
+        sv = self.state_var
+        tot = self.sum_by_variable(t)[sv]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.where(tot > 0, t / tot, 1.0 / np.asarray(self.cards, dtype=np.float64)[sv][:, None])
+        out = np.ascontiguousarray(out).reshape(-1)
+        if log:
+            with np.errstate(divide="ignore"):
+                np.log(out, out=out)
+        return out
+
     def sum_by_variable(self, table: np.ndarray) -> np.ndarray:
         """``(n_vars, ...)`` sums of the rows of ``table`` (R, ...) within each variable."""
         return np.add.reduceat(table, self.offsets[:-1], axis=0) if self.n_vars else table[:0]
