@@ -55,3 +55,6 @@ from pgmpy_ext.stats._marginal import (  # noqa: E402
 
 __all__ += ["ForestPlan", "forest_plan", "log_joint_marginal", "multinet_forest_plan", "multinet_log_joint_marginal",
             "rows_with_missing"]
+from pgmpy_ext.stats._k2 import K2_SCORE_KINDS, dirichlet_family_score, k2_parent_search  # noqa: E402
+
+__all__ += ["K2_SCORE_KINDS", "dirichlet_family_score", "k2_parent_search"]
