@@ -54,3 +54,5 @@ register("seed001-tables5.3-5.4", "Santafe thesis Tables 5.3/5.4: NB/TAN with ML
          "5-fold CV accuracy and whole-data CLL", "_seed001_tables53_54")
 register("seed001-tables5.5-5.6", "Santafe thesis Tables 5.5/5.6: structural TM and cTAN-TM vs NB-TM and TAN-TM, "
          "5-fold CV accuracy and the features structural TM selects", "_seed001_tables55_56")
+register("seed004-ch2", "Pansombut thesis ch. 2 (Tables 2.3-2.6): K2/HC/tabu/PC/TAN with and without C4.5 feature "
+         "selection (BBN-DT) on UCI sets, accuracy, time and feature reduction", "_seed004_ch2")
