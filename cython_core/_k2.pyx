@@ -89,25 +89,32 @@ cdef double _group_score(const code_t* z, intp_t rz, intp_t rc, const intp_t* ro
 
 
 cdef double _bitset_score(const uint64_t* zbits, intp_t rz, intp_t rc, intp_t W, const uint64_t* gbits,
-                          const intp_t* wlo, const intp_t* whi, intp_t n_groups, const uint64_t* single,
-                          const uint64_t* obs, const float64_t* cell, const float64_t* marg) noexcept nogil:
+                          const intp_t* gcount, const intp_t* wlo, const intp_t* whi, intp_t n_groups,
+                          const uint64_t* single, const uint64_t* obs, const float64_t* cell, const float64_t* marg,
+                          intp_t* acc) noexcept nogil:
     """Score of the family (child, parents, z) from bit masks: ``gbits[(g * rc + k) * W + w]`` holds the rows of
     group g with child state k for k < rc - 1, and ``k = rc - 1`` holds every row of group g; ``zbits[v * W + w]``
     the rows where the candidate has state v. Counts are popcounts of their intersections (words
     ``wlo[g]..whi[g]`` only). ``single`` masks the rows alone in their group; ``obs`` (or NULL when the candidate
-    has no missing value) the rows where the candidate is observed."""
+    has no missing value) the rows where the candidate is observed. Without missing values the last state's counts
+    are the group's counts (``gcount[g * rc + k]``: child state k for k < rc - 1, the group size at rc - 1) minus
+    the other states' (``acc``: rc scratch integers)."""
     cdef double s = 0.0
-    cdef intp_t g, v, k, w, n_v, n_vk, rest, n_single = 0
+    cdef intp_t g, v, k, w, n_v, n_vk, rest, n_single = 0, v_direct
     cdef const uint64_t* gb
     cdef uint64_t zm
+    v_direct = rz if obs != NULL else rz - 1
     for g in range(n_groups):
         gb = gbits + g * rc * W
-        for v in range(rz):
+        for k in range(rc):
+            acc[k] = 0
+        for v in range(v_direct):
             n_v = 0
             for w in range(wlo[g], whi[g] + 1):
                 n_v += __builtin_popcountll(gb[(rc - 1) * W + w] & zbits[v * W + w])
             if n_v == 0:
                 continue
+            acc[rc - 1] += n_v
             s += marg[n_v]
             rest = n_v
             for k in range(rc - 1):
@@ -115,8 +122,21 @@ cdef double _bitset_score(const uint64_t* zbits, intp_t rz, intp_t rc, intp_t W,
                 for w in range(wlo[g], whi[g] + 1):
                     n_vk += __builtin_popcountll(gb[k * W + w] & zbits[v * W + w])
                 s += cell[n_vk]
+                acc[k] += n_vk
                 rest -= n_vk
             s += cell[rest]
+        if v_direct < rz:  # the last state by subtraction
+            n_v = gcount[g * rc + rc - 1] - acc[rc - 1]
+            if n_v > 0:
+                s += marg[n_v]
+                rest = n_v
+                for k in range(rc - 1):
+                    n_vk = gcount[g * rc + k] - acc[k]
+                    s += cell[n_vk]
+                    rest -= n_vk
+                s += cell[rest]
+    for k in range(rc):  # the scratch is shared with the row path, which expects zeros
+        acc[k] = 0
     for w in range(W):
         zm = single[w]
         if obs != NULL:
@@ -240,6 +260,7 @@ def k2_search(const code_t[:, ::1] codes_t,
     cdef uint64_t[:, ::1] obs = obs_np
     cdef intp_t[::1] has_missing = has_missing_np
     cdef uint64_t[::1] gbits = np.zeros((n_rows // 2 + 1) * max_card * W, dtype=np.uint64)
+    cdef intp_t[::1] gcount = np.zeros((n_rows // 2 + 1) * max_card, dtype=np.intp)
     cdef uint64_t[::1] single = np.zeros(W, dtype=np.uint64)
     cdef intp_t[::1] wlo = np.zeros(n_rows // 2 + 1, dtype=np.intp)
     cdef intp_t[::1] whi = np.zeros(n_rows // 2 + 1, dtype=np.intp)
@@ -293,7 +314,7 @@ def k2_search(const code_t[:, ::1] codes_t,
             single_start = _sort_groups(&gid[0], n_used, n_groups, &used[0], x, &gsize[0], &gpos[0], &gptr[0],
                                         &rows[0], &xs[0], &n_multi)
             use_bits = _prepare_bits(&rows[0], &xs[0], &gptr[0], n_multi, single_start, n_used, rc, W, max_card,
-                                     &gbits[0], &wlo[0], &whi[0], &single[0])
+                                     &gbits[0], &gcount[0], &wlo[0], &whi[0], &single[0])
             best = _group_score(NULL, 1, rc, &rows[0], &xs[0], &gptr[0], n_multi, single_start, n_used,
                                 &cell0[0], &marg0[0], &cnt[0, 0], &mcnt[0, 0]) - penalty * q_pa * (rc - 1)
             while n_pa < max_parents:
@@ -307,9 +328,10 @@ def k2_search(const code_t[:, ::1] codes_t,
                         zc = cols[k]
                         rz = cards[zc]
                         if use_bits:
-                            s = _bitset_score(&zbits[zc, 0, 0], rz, rc, W, &gbits[0], &wlo[0], &whi[0], n_multi,
-                                              &single[0], &obs[zc, 0] if has_missing[zc] else NULL,
-                                              &cell[rz, 0], &marg[rz, 0])
+                            s = _bitset_score(&zbits[zc, 0, 0], rz, rc, W, &gbits[0], &gcount[0], &wlo[0],
+                                              &whi[0], n_multi, &single[0],
+                                              &obs[zc, 0] if has_missing[zc] else NULL, &cell[rz, 0], &marg[rz, 0],
+                                              &cnt[tid, 0])
                         else:
                             zp = &codes_t[zc, 0]
                             s = _group_score(zp, rz, rc, &rows[0], &xs[0], &gptr[0], n_multi, single_start,
@@ -346,7 +368,7 @@ def k2_search(const code_t[:, ::1] codes_t,
                 single_start = _sort_groups(&gid[0], n_used, n_groups, &used[0], x, &gsize[0], &gpos[0],
                                             &gptr[0], &rows[0], &xs[0], &n_multi)
                 use_bits = _prepare_bits(&rows[0], &xs[0], &gptr[0], n_multi, single_start, n_used, rc, W,
-                                         max_card, &gbits[0], &wlo[0], &whi[0], &single[0])
+                                         max_card, &gbits[0], &gcount[0], &wlo[0], &whi[0], &single[0])
             out_scores[node] = best
             for t in range(max_parents):
                 out_parents[node, t] = pa[t] if t < n_pa else -1
@@ -355,7 +377,7 @@ def k2_search(const code_t[:, ::1] codes_t,
 
 cdef bint _prepare_bits(const intp_t* rows, const code_t* xs, const intp_t* gptr, intp_t n_multi,
                         intp_t single_start, intp_t n_used, intp_t rc, intp_t W, intp_t max_rz, uint64_t* gbits,
-                        intp_t* wlo, intp_t* whi, uint64_t* single) noexcept nogil:
+                        intp_t* gcount, intp_t* wlo, intp_t* whi, uint64_t* single) noexcept nogil:
     """Fill the group masks of :func:`_bitset_score` and return whether the bitset path is cheaper than the row
     path (estimated operations per candidate: popcounts over the spanned words vs. one pass over the rows)."""
     cdef intp_t g, t, w, k, row, span = 0
@@ -376,14 +398,17 @@ cdef bint _prepare_bits(const intp_t* rows, const code_t* xs, const intp_t* gptr
         return False
     for g in range(n_multi):
         for k in range(rc):
+            gcount[g * rc + k] = 0
             for w in range(wlo[g], whi[g] + 1):
                 gbits[(g * rc + k) * W + w] = 0
+        gcount[g * rc + rc - 1] = gptr[g + 1] - gptr[g]
         for t in range(gptr[g], gptr[g + 1]):
             row = rows[t]
             w = row >> 6
             gbits[(g * rc + rc - 1) * W + w] |= (<uint64_t> 1) << (row & 63)
             if xs[t] < rc - 1:
                 gbits[(g * rc + xs[t]) * W + w] |= (<uint64_t> 1) << (row & 63)
+                gcount[g * rc + xs[t]] += 1
     for w in range(W):
         single[w] = 0
     for t in range(single_start, n_used):
