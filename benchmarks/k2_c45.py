@@ -1,10 +1,13 @@
 """Time a K2 network and a C4.5 tree on a leukemia training fold (65 x 7,129 genes, 3 equal-width bins), the
 sizes of the thesis's Ch. 3-4 (Weka: 1,453 s for one K2 network). Prints the machine load; run as
-``python benchmarks/k2_c45.py`` from the repository root (needs ../shared/datasets/microarray/ALLAML.mat)."""
+``python benchmarks/k2_c45.py [n_jobs ...]`` from the repository root (default n_jobs 1; needs
+../shared/datasets/microarray/ALLAML.mat). On a loaded machine n_jobs=2 can be far slower than 1 (the threads wait
+for each other at every K2 step)."""
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -30,7 +33,7 @@ def main():
     Xd = EqualWidthDiscretizer(n_bins=3).fit_transform(Xtr)
     print(f"equal-width discretisation: {time.perf_counter() - t:.2f} s")
     codes = np.column_stack([Xd[c].cat.codes.to_numpy() for c in Xd.columns]).astype(np.int64)
-    for n_jobs in (1, 2):
+    for n_jobs in [int(a) for a in sys.argv[1:]] or [1]:
         t = time.perf_counter()
         clf = K2Classifier(max_parents=5, n_jobs=n_jobs).fit(Xd, ytr)
         parents = np.array([len(clf.structure_.parents[f]) for f in clf.structure_.features])
