@@ -79,3 +79,5 @@ register("seed001-model-detection", "Santafe thesis section 7.5.2 (Figs 7.4/7.5,
          "_seed001_model_detection")
 register("seed001-table7.3", "Santafe thesis Table 7.3: leukemia (Golub, 72 and 38 samples, all 7,129 probes, "
          "tertiles) clustered by multi-start EM vs EMA (UA, Av, BC)", "_seed001_table73")
+register("seed004-ch2", "Pansombut thesis ch. 2 (Tables 2.3-2.6): K2/HC/tabu/PC/TAN with and without C4.5 feature "
+         "selection (BBN-DT) on UCI sets, accuracy, time and feature reduction", "_seed004_ch2")

@@ -164,7 +164,10 @@ def build_network(parents: Mapping, data: EncodedData, *, counts: Mapping | None
     model = DiscreteBayesianNetwork()
     model.add_nodes_from(nodes)
     model.add_edges_from([(p, n) for n in nodes for p in full[n]])
-    model.add_cpds(*cpds_from_counts(tables, full, states, alpha=alpha))
+    # pgmpy's add_cpds compares every new CPD with every CPD already added and rebuilds the node set per CPD
+    # (quadratic: 17 s for 7,130 nodes); on this fresh model every CPD is a TabularCPD over its own family, one per
+    # node, so appending them is what add_cpds would do
+    model.cpds.extend(cpds_from_counts(tables, full, states, alpha=alpha))
     return model
 
 

@@ -59,8 +59,8 @@ class CompiledNetwork:
         return self.layout.unpack(self.log_cpt, exp=True)
 
 
-def _cpd_of(model, node) -> TabularCPD:
-    cpd = model.get_cpds(node)
+def _cpd_of(model, node, by_node=None) -> TabularCPD:
+    cpd = model.get_cpds(node) if by_node is None else by_node.get(node)
     if cpd is None:
         raise ValueError(f"node {node!r} has no CPD; add CPDs to the model (model.add_cpds or model.fit) first.")
     if not isinstance(cpd, TabularCPD):
@@ -103,7 +103,10 @@ def compile_network(model: DiscreteBayesianNetwork, target, *, columns: Sequence
     nodes = list(model.nodes())
     if target not in model.nodes():
         raise ValueError(f"target {target!r} is not a node of the model (nodes: {nodes!r}).")
-    cpds = {n: _cpd_of(model, n) for n in nodes}
+    by_node = {}  # one pass over model.cpds (pgmpy's get_cpds(node) scans the list: quadratic for many nodes)
+    for cpd in model.cpds:
+        by_node.setdefault(cpd.variable, cpd)
+    cpds = {n: _cpd_of(model, n, by_node) for n in nodes}
     states = {}
     for n, cpd in cpds.items():
         sn = cpd.state_names.get(n) if cpd.state_names else None
