@@ -1,6 +1,7 @@
 """Data-set generators (synthetic data sets from the reproduced papers) and a loader for the shared PMLB files;
 every generator runs offline."""
 
+from pgmpy_ext.datasets._biclusters import make_planted_biclusters
 from pgmpy_ext.datasets._generators import (
     CONTROL_CHART_CLASSES,
     MOFN_RELEVANT,
@@ -34,4 +35,5 @@ __all__ = [
     "make_monks",
     "make_nursery_grid",
     "make_tic_tac_toe",
+    "make_planted_biclusters",
 ]
