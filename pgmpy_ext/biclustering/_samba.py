@@ -22,12 +22,12 @@ logger = logging.getLogger(__name__)
 _DENSE_KEYS = 1 << 22
 
 
-def check_finite_matrix(X, what: str):
+def check_finite_matrix(X, what: str, *, min_rows: int = 1):
     """A float64 (n_rows, n_cols) array of ``X`` (DataFrame or array); a NaN or infinite cell raises a
     ValueError naming its row label and column and the fix."""
     labels = getattr(X, "index", None)
     cols = getattr(X, "columns", None)
-    arr = check_array(X, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=2, ensure_min_features=1)
+    arr = check_array(X, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=min_rows, ensure_min_features=1)
     bad = ~np.isfinite(arr)
     if bad.any():
         r, c = (int(i) for i in np.argwhere(bad)[0])
@@ -249,7 +249,7 @@ class SAMBA(BiclusterMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Find biclusters of ``X`` (samples x genes, continuous, no missing values); ``y`` is ignored."""
         self._check_params()
-        A = check_finite_matrix(X, "SAMBA")
+        A = check_finite_matrix(X, "SAMBA", min_rows=2)
         validate_data(self, X, skip_check_array=True)
         rng = check_generator(self.random_state)
         m, n = A.shape
