@@ -16,6 +16,7 @@ from pgmpy_ext.datasets._generators import (
     make_tic_tac_toe,
 )
 from pgmpy_ext.datasets._loader import list_datasets, load_dataset
+from pgmpy_ext.datasets._microarray import MICROARRAYS, load_microarray
 from pgmpy_ext.datasets._synthetic import CORRAL_FEATURES, make_corral
 
 __all__ = [
@@ -36,4 +37,6 @@ __all__ = [
     "make_nursery_grid",
     "make_tic_tac_toe",
     "make_planted_biclusters",
+    "MICROARRAYS",
+    "load_microarray",
 ]

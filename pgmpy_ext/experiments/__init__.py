@@ -54,3 +54,6 @@ register("seed001-tables5.3-5.4", "Santafe thesis Tables 5.3/5.4: NB/TAN with ML
          "5-fold CV accuracy and whole-data CLL", "_seed001_tables53_54")
 register("seed001-tables5.5-5.6", "Santafe thesis Tables 5.5/5.6: structural TM and cTAN-TM vs NB-TM and TAN-TM, "
          "5-fold CV accuracy and the features structural TM selects", "_seed001_tables55_56")
+register("seed004-bench", "Pansombut thesis Tables 4.2/4.3 and Figs. 4.2/4.5: BENCH (SAMBA + FI/FE BN ensembles) on "
+         "leukemia, colon and lymphoma, both CV protocols, against scikit-learn random forest (500 trees), bagging, "
+         "a linear SVM and the single BN on the same folds", "_seed004_bench")
