@@ -354,7 +354,8 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
     output, output_dir : path, optional
         The report file, or its folder (``<output_dir>/seed004-bench.md``); not both.
     quick : bool, default False
-        A smoke run: leukemia only, its first 300 genes, the first of 3 folds, 20 trees, no Table 4.3; not the reproduction.
+        A smoke run: leukemia only, its first 300 genes, the first of 3 folds, 20 trees, no Table 4.3 (not the
+        reproduction).
     n_jobs : int, optional
         Worker processes over (data set, protocol, fold); results do not depend on it. None means 1.
     datasets, protocols : list of str, optional
