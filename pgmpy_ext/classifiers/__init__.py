@@ -15,3 +15,6 @@ __all__ = ["BNClassifierBase", "NaiveBayesClassifier", "TANClassifier"]
 __all__ += ["ABNClassifier", "FANClassifier", "SBNClassifier"]
 __all__ += ["BANClassifier", "CLMultinetClassifier", "KDBClassifier", "SelectiveNBClassifier"]
 __all__ += ["CTANClassifier", "StructuralTMClassifier"]
+from pgmpy_ext.classifiers._k2 import K2Classifier  # noqa: E402
+
+__all__ += ["K2Classifier"]

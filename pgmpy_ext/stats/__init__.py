@@ -58,3 +58,7 @@ __all__ += ["ForestPlan", "forest_plan", "log_joint_marginal", "multinet_forest_
 from pgmpy_ext.stats._samba import SambaImprovement, samba_improve  # noqa: E402
 
 __all__ += ["SambaImprovement", "samba_improve"]
+
+from pgmpy_ext.stats._k2 import K2_SCORE_KINDS, dirichlet_family_score, k2_parent_search  # noqa: E402
+
+__all__ += ["K2_SCORE_KINDS", "dirichlet_family_score", "k2_parent_search"]

@@ -1,7 +1,7 @@
 """Structure learning engines and pgmpy StructureEstimator faces."""
 
 from pgmpy_ext.structure._augmented import NBSearch, TANSearch, fit_nb, fit_tan
-from pgmpy_ext.structure._ban import BANSearch, fit_ban, k2_search
+from pgmpy_ext.structure._ban import BANSearch, fit_ban
 from pgmpy_ext.structure._base import ClassifierSearchBase, ClassifierStructure, check_class_node
 from pgmpy_ext.structure._ctan import CTANSearch, ear_matrix, fit_ctan
 from pgmpy_ext.structure._forest import (
@@ -56,3 +56,6 @@ __all__ += ["CTANSearch", "StructuralTMSearch", "cbic_score", "conditional_dimen
 __all__ += ["SBN_STOPPING", "SBNWalk", "chow_liu_trees_per_class", "root_index", "sbn_code_length", "sbn_monitor",
             "sbn_walk"]
 __all__ += ["MAX_CANDIDATES"]
+from pgmpy_ext.structure._k2 import K2Search, check_order, fit_k2, k2_search  # noqa: E402
+
+__all__ += ["K2Search", "check_order", "fit_k2"]

@@ -1,121 +1,21 @@
-"""Bayesian-network-augmented naive Bayes (BAN) with a K2 search over the features, and its pgmpy face."""
+"""Bayesian-network-augmented naive Bayes (BAN) with a K2 search over the features (the shared engine of
+:mod:`pgmpy_ext.structure._k2`), and its pgmpy face."""
 
 from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
 
-import numpy as np
 from sklearn.utils import check_scalar
 
-from pgmpy_ext._compat import DAG, show_progress_enabled
+from pgmpy_ext._compat import DAG
 from pgmpy_ext.data import EncodedData
-from pgmpy_ext.stats import SCORE_KINDS, FamilyCounter, local_score
+from pgmpy_ext.stats import SCORE_KINDS
 from pgmpy_ext.structure._base import ClassifierSearchBase, ClassifierStructure, check_class_node
+from pgmpy_ext.structure._k2 import check_order, k2_search
 from pgmpy_ext.utils import check_generator, check_option
 
-__all__ = ["BANSearch", "fit_ban", "k2_search"]
-
-#: Local scores within this relative distance are equal: a tie between candidates goes to the lowest index, and an
-#: improvement must exceed it (ties in exact arithmetic must not depend on the rounding of the lgamma sums).
-TIE_RTOL = 1e-12
-
-
-def _beats(s: float, ref: float) -> bool:
-    return s > ref + TIE_RTOL * max(1.0, abs(ref))
-
-
-def _check_order(order, features: list) -> list[int]:
-    """Positions (into ``features``) of a user ordering, which must list every feature exactly once."""
-    try:
-        labels = list(order)
-    except TypeError:
-        raise TypeError(f"order must be a sequence of feature names, got {type(order).__name__}.") from None
-    pos = {f: k for k, f in enumerate(features)}
-    unknown = [f for f in labels if f not in pos]
-    if unknown:
-        raise ValueError(f"order names {unknown!r}, which are not features (features: {features!r}).")
-    if len(labels) != len(features) or len(set(labels)) != len(labels):
-        raise ValueError(f"order must list every feature exactly once (a permutation of {features!r}); got "
-                         f"{labels!r}.")
-    return [pos[f] for f in labels]
-
-
-def k2_search(data: EncodedData, columns: Sequence, order: Sequence[int], *, max_parents: int = 4,
-              scoring_method: str = "k2", equivalent_sample_size: float = 10.0, show_progress: bool = False):
-    """K2 greedy parent search (Cooper & Herskovits 1992; seed 001 A3, section 2.4) over ``columns``.
-
-    Parameters
-    ----------
-    data : EncodedData
-    columns : sequence of labels
-        The variables searched over (positions in this list are the indices of ``order`` and of the result).
-    order : sequence of int
-        The ordering, as positions into ``columns``; a variable's parents are chosen among its predecessors.
-    max_parents : int, default 4
-        ``u``: at most this many parents per variable.
-    scoring_method : {"k2", "bdeu", "bic", "aic", "ll"}, default "k2"
-        Local score (nats), from :func:`pgmpy_ext.stats.local_score` on the counting kernels. "k2" is the
-        textbook K2 of section 2.3 (every parent configuration, seen or not).
-    equivalent_sample_size : float, default 10.0
-        BDeu only.
-    show_progress : bool, default False
-        A tqdm bar over the variables (when pgmpy's ``config.SHOW_PROGRESS`` is on too).
-
-    Returns
-    -------
-    parents : list of list of int
-        Parents of each variable (positions), in the order they were added.
-    local_scores : numpy.ndarray (m,)
-        Final local score of each variable.
-
-    Notes
-    -----
-    For each variable in ``order``: start from no parents; repeatedly add the predecessor that maximises the local
-    score, while the score strictly improves and there are fewer than ``max_parents`` parents. Candidates are
-    scanned in increasing position, and only a strictly higher score replaces the best, so ties go to the lowest
-    position (spec recommendation). Scores within a relative ``1e-12`` count as equal, both between candidates and
-    for the improvement test, so exact-arithmetic ties do not depend on rounding. ``bic`` uses the total row weight
-    as its sample size.
-    """
-    check_option(scoring_method, "scoring_method", SCORE_KINDS)
-    cols = [int(c) for c in data.indices(list(columns))]
-    counter = FamilyCounter(data)
-    n_total = data.total_weight()
-
-    def local(child: int, parents: list[int]) -> float:
-        table, q_total = counter.table(cols[child], [cols[p] for p in sorted(parents)])
-        return local_score(scoring_method, table, n_total, equivalent_sample_size=equivalent_sample_size,
-                           q_total=q_total)
-
-    m = len(cols)
-    parents: list[list[int]] = [[] for _ in range(m)]
-    scores = np.zeros(m, dtype=np.float64)
-    steps = list(order)
-    if show_progress_enabled(show_progress):
-        from tqdm.auto import tqdm
-
-        steps = tqdm(steps, total=m, desc="K2 search")
-    for pos, i in enumerate(steps):
-        preds = sorted(order[:pos])
-        pa: list[int] = []
-        best = local(i, pa)
-        while len(pa) < max_parents:
-            cand_best, cand_score = -1, -np.inf
-            for z in preds:
-                if z in pa:
-                    continue
-                s = local(i, [*pa, z])
-                if cand_best < 0 or _beats(s, cand_score):
-                    cand_best, cand_score = z, s
-            if cand_best < 0 or not _beats(cand_score, best):
-                break
-            pa.append(cand_best)
-            best = cand_score
-        parents[i] = pa
-        scores[i] = best
-    return parents, scores
-
+__all__ = ["BANSearch", "fit_ban"]
 
 def fit_ban(data: EncodedData, class_node, *, features: Sequence | None = None, max_parents: int = 4, order=None,
             random_state=None, scoring_method: str = "k2", equivalent_sample_size: float = 10.0, n_jobs: int = 1,
@@ -126,7 +26,8 @@ def fit_ban(data: EncodedData, class_node, *, features: Sequence | None = None, 
     feature labels, or None for a random ordering drawn from ``random_state`` (``rng.permutation``).
     ``trace`` holds ``"order"`` (labels), ``"local_scores"`` (``{feature: final local score}``, nats, without the
     class), ``"scoring_method"`` (the score kind) and ``"total_score"`` (their sum: the score of the feature DAG).
-    ``n_jobs`` is accepted for a uniform signature (the family counter is serial).
+    The search is the shared K2 engine (:func:`pgmpy_ext.structure.k2_search`); ``n_jobs`` threads score the
+    candidate parents of each step (the result does not depend on it).
     """
     features = check_class_node(data, class_node, features)
     check_scalar(max_parents, "max_parents", numbers.Integral, min_val=0)
@@ -135,9 +36,10 @@ def fit_ban(data: EncodedData, class_node, *, features: Sequence | None = None, 
     if order is None:
         pos = [int(v) for v in check_generator(random_state).permutation(m)]
     else:
-        pos = _check_order(order, features)
+        pos = check_order(order, features)
     fparents, scores = k2_search(data, features, pos, max_parents=max_parents, scoring_method=scoring_method,
-                                 equivalent_sample_size=equivalent_sample_size, show_progress=show_progress)
+                                 equivalent_sample_size=equivalent_sample_size, n_jobs=n_jobs,
+                                 show_progress=show_progress)
     parents = {f: [class_node, *(features[p] for p in fparents[k])] for k, f in enumerate(features)}
     trace = {"order": [features[p] for p in pos], "local_scores": dict(zip(features, scores.tolist())),
              "scoring_method": scoring_method, "total_score": float(scores.sum())}
