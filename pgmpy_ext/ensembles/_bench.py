@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from pgmpy_ext._compat import show_progress_enabled
 from pgmpy_ext.biclustering import SAMBA, check_finite_matrix
-from pgmpy_ext.classifiers import BANClassifier
+from pgmpy_ext.classifiers import K2Classifier
 from pgmpy_ext.utils import check_generator, check_option
 
 __all__ = ["BENCHClassifier", "BenchDataset", "apply_cuts", "bench_datasets", "bicluster_labels", "equal_width_cuts"]
@@ -203,8 +203,9 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
         on each training matrix. Precomputed biclusters: a list of ``(row_indices, column_indices)`` pairs, or a
         ``(rows, columns)`` tuple of boolean arrays, positions in the ``X`` passed to ``fit``.
     estimator : classifier, optional
-        The member (cloned per dataset; ``random_state`` set from this one's). Default
-        ``BANClassifier(max_parents=1, alpha=0.5)``. Members see a DataFrame of Categorical bin codes.
+        The member (cloned per dataset; ``random_state`` set from this one's). Default ``K2Classifier()`` (WEKA
+        K2, at most 5 parents, BAYES score and CPTs with alpha 0.5). Members see a DataFrame of Categorical bin
+        codes.
     imputer : transformer, optional
         Fitted on the training fold and applied to every matrix (the thesis: column means, e.g.
         ``SimpleImputer(strategy="mean")``). Without one a missing value raises a ValueError.
@@ -288,7 +289,7 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
     >>> clf.bicluster_labels_.tolist()
     ['mixed', '+', '-', '+', 'mixed', '-', '+', 'mixed']
     >>> [clf.datasets_[i].kind for i in clf.member_datasets_], clf.predict(X.iloc[:4]).tolist()
-    (['FE'], [1, 1, 0, 1])
+    (['FE'], [1, 1, 1, 1])
     """
 
     def __init__(self, *, biclusterer=None, estimator=None, imputer=None, n_bins=3, binning="equal_width",
@@ -449,7 +450,7 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
                           "gene; falling back to one member on all training rows and genes.", stacklevel=2)
             plans = [(-1, np.arange(A.shape[0]), np.arange(A.shape[1]))]
         seeds = rng.integers(2**31 - 1, size=len(plans))
-        est = self.estimator if self.estimator is not None else BANClassifier(max_parents=1, alpha=0.5)
+        est = self.estimator if self.estimator is not None else K2Classifier()
         y_lab = self.classes_[y_codes]
         it = plans
         if show_progress_enabled(self.show_progress):
