@@ -40,6 +40,10 @@ EXPECTED_OUTPUTS = {
     "03_cem_clustering.ipynb": [
         (r"max \|VE - predict_proba\| over 128 rows: (\S+)", lambda v: v < 1e-9),
     ],
+    "06_bench_microarrays.ipynb": [
+        (r"max \|VE - predict_proba\| over 30 rows: (\S+)", lambda v: v < 1e-9),
+        (r"random forest \(500\)\s+test accuracy (\S+)", lambda v: v > 0.8),
+    ],
 }
 
 
