@@ -252,7 +252,7 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
         Feature positions of each member.
     datasets_ : list of BenchDataset
         Every FI/FE dataset (rows and features as masks over the training fold); ``member_datasets_`` maps members
-        to it.
+        to it (-1 for the fallback member) and ``member_kinds_`` gives each member's kind ("FI", "FE" or "all").
     training_errors_ : float array
         Each member's training error.
     biclusters_ : (rows, columns) bool arrays
@@ -472,6 +472,7 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
         self.estimators_ = [members[k] for k in keep]
         self.estimators_features_ = [plans[k][2] for k in keep]
         self.member_datasets_ = [plans[k][0] for k in keep]
+        self.member_kinds_ = [datasets[i].kind if i >= 0 else "all" for i in self.member_datasets_]
         self.training_errors_ = errors[keep]
         self._names = names
         return self

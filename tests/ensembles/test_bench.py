@@ -133,6 +133,7 @@ def test_fit_uses_hand_sets(data, precomputed, fitted):
     expect = bench_datasets(rows, cols, lab)
     assert _as_sets(fitted.datasets_) == _as_sets(expect)
     assert len(fitted.estimators_) == len(fitted.member_datasets_) == len(fitted.training_errors_)
+    assert fitted.member_kinds_ == [expect[i].kind for i in fitted.member_datasets_]
     for est, f, i in zip(fitted.estimators_, fitted.estimators_features_, fitted.member_datasets_):
         np.testing.assert_array_equal(f, np.flatnonzero(expect[i].features))
         assert list(est.feature_names_in_) == [X.columns[j] for j in f]
@@ -245,6 +246,8 @@ def test_fallback_warns(data):
         clf = BENCHClassifier(biclusterer=bcs, estimator=MEMBER).fit(X.iloc[:, :20], y)
     assert len(clf.estimators_) == 1
     assert clf.estimators_features_[0].size == 20
+    assert clf.member_kinds_ == ["all"]
+    assert clf.member_datasets_ == [-1]
 
 
 _XFAILS: dict = {}  # none: binary-only is declared through tags.classifier_tags.multi_class = False
