@@ -19,13 +19,13 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from pgmpy_ext._compat import show_progress_enabled
 from pgmpy_ext.biclustering import SAMBA, check_finite_matrix
 from pgmpy_ext.classifiers import K2Classifier
+from pgmpy_ext.ensembles._weighting import WEIGHTINGS, weighted_vote
 from pgmpy_ext.utils import check_generator, check_option
 
 __all__ = ["BENCHClassifier", "BenchDataset", "apply_cuts", "bench_datasets", "bicluster_labels", "equal_width_cuts"]
 
 logger = logging.getLogger(__name__)
 
-_WEIGHTINGS = ("majority", "training_error", "confidence", "soft")
 
 
 # ---------------------------------------------------------------------------------------------------- pieces
@@ -228,9 +228,9 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
         Keep at most this many genes (a random sample) in an FE dataset.
     n_members : int, optional
         Train a random sample of this many datasets (the thesis's 5-member variant); default all.
-    weighting : {"majority", "training_error", "confidence", "soft"}, default "confidence"
-        Section 5: equal weights; ``1 - e_i``; the member's posterior of the class it votes for; the sum of
-        posteriors.
+    weighting : {"majority", "training_error", "confidence", "soft"} or callable, default "confidence"
+        Section 5 (:func:`pgmpy_ext.ensembles.weighted_vote`): equal weights; ``1 - e_i``; the member's posterior
+        of the class it votes for; the sum of posteriors; or a callable ``(probas, train_errors) -> weights``.
     error_scope : {"own", "fold"}, default "own"
         Rows of a member's training error (decision 13).
     te : float, optional
@@ -328,7 +328,8 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
         check_scalar(self.alpha_sig, "alpha_sig", numbers.Real, min_val=0.0, max_val=0.5,
                      include_boundaries="right")
         check_option(self.negative_rule, "negative_rule", ("complement", "lower_tail"))
-        check_option(self.weighting, "weighting", _WEIGHTINGS)
+        if not callable(self.weighting):
+            check_option(self.weighting, "weighting", WEIGHTINGS)
         check_option(self.error_scope, "error_scope", ("own", "fold"))
         msf = self.min_shared_features
         if isinstance(msf, numbers.Integral):
@@ -496,35 +497,13 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
             out[k] = np.asarray(p)[:, order]
         return out
 
-    def _vote(self, probas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(vote scores (n, 2), summed posteriors (n, 2)) for the chosen weighting."""
-        summed = probas.sum(axis=0)
-        if self.weighting == "soft":
-            return summed, summed
-        votes = probas.argmax(axis=2)  # (members, n): ties -> the first class
-        if self.weighting == "majority":
-            w = np.ones(votes.shape)
-        elif self.weighting == "training_error":
-            w = np.broadcast_to((1.0 - self.training_errors_)[:, None], votes.shape)
-        else:  # confidence
-            w = probas.max(axis=2)
-        scores = np.stack([(w * (votes == c)).sum(axis=0) for c in range(2)], axis=1)
-        return scores, summed
-
     def predict_proba(self, X) -> np.ndarray:
         """Normalised vote scores, shape (n_samples, 2), columns in ``classes_`` order."""
         check_is_fitted(self)
-        scores, _ = self._vote(self.member_probas(X))
-        tot = scores.sum(axis=1, keepdims=True)
-        return np.divide(scores, tot, out=np.full_like(scores, 0.5), where=tot > 0)
+        return weighted_vote(self.member_probas(X), self.training_errors_, self.weighting, self._majority)[0]
 
     def predict(self, X) -> np.ndarray:
         """The weighted vote (ties: the larger summed posterior, then the training majority class)."""
         check_is_fitted(self)
-        scores, summed = self._vote(self.member_probas(X))
-        best = scores.argmax(axis=1)
-        tie = np.isclose(scores[:, 0], scores[:, 1], rtol=1e-12, atol=1e-12)
-        best[tie] = summed[tie].argmax(axis=1)
-        tie2 = tie & np.isclose(summed[:, 0], summed[:, 1], rtol=1e-12, atol=1e-12)
-        best[tie2] = self._majority
-        return self.classes_[best]
+        return self.classes_[weighted_vote(self.member_probas(X), self.training_errors_, self.weighting,
+                                           self._majority)[1]]
