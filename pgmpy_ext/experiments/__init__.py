@@ -57,3 +57,5 @@ register("seed001-tables5.5-5.6", "Santafe thesis Tables 5.5/5.6: structural TM 
 register("seed004-bench", "Pansombut thesis Tables 4.2/4.3 and Figs. 4.2/4.5: BENCH (SAMBA + FI/FE BN ensembles) on "
          "leukemia, colon and lymphoma, both CV protocols, against scikit-learn random forest (500 trees), bagging, "
          "a linear SVM and the single BN on the same folds", "_seed004_bench")
+register("seed004-itdt", "Pansombut thesis Tables 3.1/3.4: single K2 BN vs BBN-DT (accuracy, feature reduction) and "
+         "the FN/FC/FN+FC BBN-ITDT ensembles on the microarrays, both CV protocols", "_seed004_itdt")

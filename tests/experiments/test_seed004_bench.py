@@ -36,3 +36,16 @@ def test_quick_report(shared_datasets, tmp_path):
     row = next(line for line in text.splitlines() if line.startswith("| random forest |"))
     acc = float(row.split("|")[2].split("(")[0])
     assert 50.0 <= acc <= 100.0
+
+
+def test_itdt_quick_report(shared_datasets, tmp_path):
+    from pgmpy_ext.experiments import _seed004_itdt as itdt
+
+    assert REPRODUCTIONS["seed004-itdt"].run is itdt.run
+    path = itdt.run(tmp_path / "i.md", quick=True, log=lambda *a: None)
+    text = path.read_text()
+    for heading in ("## Table 3.1 (protocol `floor`)", "## Table 3.4 (protocol `stratified`)", "## Why the numbers"):
+        assert heading in text
+    row = next(line for line in text.splitlines() if line.startswith("| leukemia | 1 |"))
+    reduction = float(row.split("|")[7].split("±")[0])
+    assert 90.0 <= reduction <= 100.0  # a pruned tree keeps a handful of the 300 genes
