@@ -59,8 +59,9 @@ class CompiledNetwork:
         return self.layout.unpack(self.log_cpt, exp=True)
 
 
-def _cpd_of(model, node) -> TabularCPD:
-    cpd = model.get_cpds(node)
+def _cpd_of(model, node, by_variable=None) -> TabularCPD:
+    # by_variable: {variable: cpd} built once by the caller (pgmpy's get_cpds(node) scans every CPD: quadratic)
+    cpd = by_variable.get(node) if by_variable is not None else model.get_cpds(node)
     if cpd is None:
         raise ValueError(f"node {node!r} has no CPD; add CPDs to the model (model.add_cpds or model.fit) first.")
     if not isinstance(cpd, TabularCPD):
@@ -103,7 +104,8 @@ def compile_network(model: DiscreteBayesianNetwork, target, *, columns: Sequence
     nodes = list(model.nodes())
     if target not in model.nodes():
         raise ValueError(f"target {target!r} is not a node of the model (nodes: {nodes!r}).")
-    cpds = {n: _cpd_of(model, n) for n in nodes}
+    by_variable = {c.variable: c for c in model.cpds}
+    cpds = {n: _cpd_of(model, n, by_variable) for n in nodes}
     states = {}
     for n, cpd in cpds.items():
         sn = cpd.state_names.get(n) if cpd.state_names else None
