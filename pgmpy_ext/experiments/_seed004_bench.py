@@ -356,8 +356,8 @@ def _report(results, st: Settings, elapsed: float, quick: bool, n_jobs) -> str:
             L += md_table(["base learner", "single", "BENCH", "thesis single / BENCH"], body) + [""]
         L += ["## Fig. 4.5: training time per fold (s), leukemia", ""]
         body = []
-        for key in ["biclustering", "FI members", "BENCH members", "single BN", "bagging (BN)", "random forest",
-                    "bagging (trees)", "linear SVM"]:
+        for key in ["biclustering", "FI members", "BENCH members", "single BN", "single BN (CPU)", "bagging (BN)",
+                    "random forest", "bagging (trees)", "linear SVM"]:
             for p in st.protocols[:1]:
                 ts = [r["times"][key] for r in results if r["dataset"] == "leukemia" and r["protocol"] == p
                       and key in r["times"]]
@@ -384,6 +384,10 @@ def _report(results, st: Settings, elapsed: float, quick: bool, n_jobs) -> str:
                    "bicluster labels (all folds)", "fallback folds"], body)
     L += ["", f"Thesis (leukemia): {TARGETS['members']} members; FI datasets average {TARGETS['fi_rows']} rows x "
           f"{TARGETS['fi_genes']} genes.", ""]
+    L += ["Times are wall-clock seconds of one process on a shared 2-core machine whose load average stayed near 16 "
+          "during this run, so they overstate the unloaded cost many times; `single BN (CPU)` is the process CPU "
+          "time of that fit. `benchmarks/results/bench_microarray.md` gives wall and CPU times of every step on "
+          "one fold.", ""]
     L += ["## Why the numbers differ", "",
           "* The thesis compares against Weka's random forest with 5-60 trees on 5-40 features (82.65% on "
           "leukemia). scikit-learn's forest with 500 trees and sqrt(p) features per split, and a linear SVM, are far "
