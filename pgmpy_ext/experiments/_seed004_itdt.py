@@ -96,11 +96,6 @@ def fold_task(dataset: str, protocol: str, fold: int, st: Settings) -> dict:
     info["FC kept"] = int((kinds == "FC").sum())
     info["set sizes"] = [len(s) for s in itdt.knockout_sets_]
     acc["single BN"] = np.nan
-    if st.bench_cache:
-        fp = Path(st.bench_cache) / f"{dataset}-{protocol}-{fold}.json"
-        if fp.exists():
-            acc["single BN"] = json.loads(fp.read_text())["acc"].get("single BN", np.nan)
-            acc["single BN"] = np.nan if acc["single BN"] is None else acc["single BN"]
     out = {"dataset": dataset, "protocol": protocol, "fold": fold, "n_test": int(te.size), "n_genes": int(X.shape[1]),
            "acc": acc, "times": times, "info": info}
     if st.cache_dir:
@@ -108,6 +103,19 @@ def fold_task(dataset: str, protocol: str, fold: int, st: Settings) -> dict:
         d.mkdir(parents=True, exist_ok=True)
         (d / f"{dataset}-{protocol}-{fold}.json").write_text(json.dumps(out, default=float))
     return out
+
+
+def _single_bn(st: Settings, r: dict) -> float:
+    """The single K2 BN's accuracy on this fold from the seed004-bench cache (its fold file, or the separate
+    ``-single.json`` of ``single_bn_task``); NaN when that run has not fitted it."""
+    base = Path(st.bench_cache) / f"{r['dataset']}-{r['protocol']}-{r['fold']}"
+    for fp, get in ((base.with_name(base.name + "-single.json"), lambda d: d["acc"]),
+                    (base.with_suffix(".json"), lambda d: d["acc"].get("single BN"))):
+        if fp.exists():
+            v = get(json.loads(fp.read_text()))
+            if v is not None and not np.isnan(v):
+                return float(v)
+    return np.nan
 
 
 def _pooled(rows, key):
@@ -187,6 +195,8 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
         st.missing_folds = len(tasks)
         tasks = []
     results = done + parallel_map(fold_task, tasks, n_jobs)
+    for r in results:
+        r["acc"]["single BN"] = _single_bn(st, r) if st.bench_cache else np.nan
     for r in results:
         log(f"{r['dataset']} {r['protocol']} fold {r['fold']}: FN {r['acc']['FN']}")
     results.sort(key=lambda r: (r["dataset"], r["protocol"], r["fold"]))
