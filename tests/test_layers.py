@@ -48,7 +48,7 @@ LAYERS: dict[str, int] = {
     "parameters": 3,
     "structure": 4,
     "classifiers": 5, "feature_selection": 5,
-    "clustering": 6, "ensembles": 6, "maps": 6, "popgen": 6,
+    "clustering": 6, "ensembles": 6, "maps": 6, "popgen": 6, "biclustering": 6,
     "evaluation": 7,
     "experiments": 8,
     "cli": 9, "_demo": 9, "_gallery": 9,

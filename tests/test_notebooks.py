@@ -50,6 +50,10 @@ EXPECTED_OUTPUTS = {
         (r"largest arc posterior of a noise column: (\S+)", lambda v: v < 0.5),
         (r"\|VE - predict_proba\| for row 0: (\S+)", lambda v: v < 1e-9),
     ],
+    "06_bench_microarrays.ipynb": [
+        (r"max \|VE - predict_proba\| over 30 rows: (\S+)", lambda v: v < 1e-9),
+        (r"random forest \(500\)\s+test accuracy (\S+)", lambda v: v > 0.8),
+    ],
 }
 
 

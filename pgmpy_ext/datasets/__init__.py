@@ -1,6 +1,7 @@
 """Data-set generators (synthetic data sets from the reproduced papers) and a loader for the shared PMLB files;
 every generator runs offline."""
 
+from pgmpy_ext.datasets._biclusters import make_planted_biclusters
 from pgmpy_ext.datasets._ci_synthetic import make_ci_synthetic
 from pgmpy_ext.datasets._generators import (
     CONTROL_CHART_CLASSES,
@@ -24,6 +25,7 @@ from pgmpy_ext.datasets._latent import (
     pruefer_tree,
 )
 from pgmpy_ext.datasets._loader import list_datasets, load_dataset
+from pgmpy_ext.datasets._microarray import MICROARRAYS, load_microarray
 from pgmpy_ext.datasets._synthetic import CORRAL_FEATURES, make_corral
 
 __all__ = [
@@ -43,6 +45,9 @@ __all__ = [
     "make_monks",
     "make_nursery_grid",
     "make_tic_tac_toe",
+    "make_planted_biclusters",
+    "MICROARRAYS",
+    "load_microarray",
 ]
 __all__ += ["make_ci_synthetic"]
 __all__ += ["RandomLatentModel", "make_model_detection", "make_random_bn_classifier", "make_random_selective_nb",

@@ -81,3 +81,8 @@ register("seed001-table7.3", "Santafe thesis Table 7.3: leukemia (Golub, 72 and 
          "tertiles) clustered by multi-start EM vs EMA (UA, Av, BC)", "_seed001_table73")
 register("seed004-ch2", "Pansombut thesis ch. 2 (Tables 2.3-2.6): K2/HC/tabu/PC/TAN with and without C4.5 feature "
          "selection (BBN-DT) on UCI sets, accuracy, time and feature reduction", "_seed004_ch2")
+register("seed004-bench", "Pansombut thesis Tables 4.2/4.3 and Figs. 4.2/4.5: BENCH (SAMBA + FI/FE BN ensembles) on "
+         "leukemia, colon and lymphoma, both CV protocols, against scikit-learn random forest (500 trees), bagging, "
+         "a linear SVM and the single BN on the same folds", "_seed004_bench")
+register("seed004-itdt", "Pansombut thesis Tables 3.1/3.4: single K2 BN vs BBN-DT (accuracy, feature reduction) and "
+         "the FN/FC/FN+FC BBN-ITDT ensembles on the microarrays, both CV protocols", "_seed004_itdt")

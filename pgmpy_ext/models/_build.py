@@ -164,11 +164,31 @@ def build_network(parents: Mapping, data: EncodedData, *, counts: Mapping | None
     model = DiscreteBayesianNetwork()
     model.add_nodes_from(nodes)
     model.add_edges_from([(p, n) for n in nodes for p in full[n]])
-    # pgmpy's add_cpds compares every new CPD with every CPD already added and rebuilds the node set per CPD
-    # (quadratic: 17 s for 7,130 nodes); on this fresh model every CPD is a TabularCPD over its own family, one per
-    # node, so appending them is what add_cpds would do
-    model.cpds.extend(cpds_from_counts(tables, full, states, alpha=alpha))
+    add_cpds_fresh(model, cpds_from_counts(tables, full, states, alpha=alpha))
     return model
+
+
+def add_cpds_fresh(model: DiscreteBayesianNetwork, cpds: Sequence) -> None:
+    """``model.add_cpds(*cpds)`` for a model without CPDs, in linear time.
+
+    pgmpy's ``add_cpds`` rebuilds ``set(model.nodes())`` and scans every CPD already added for each new one, which
+    is quadratic: 35 s for the 7130 CPDs of a K2 network on the 7129 leukemia genes (issue 14). The same checks
+    (a TabularCPD, scope inside the model, one CPD per variable) are done once here, then the list is filled.
+    """
+    if model.cpds:
+        model.add_cpds(*cpds)
+        return
+    nodes = set(model.nodes())
+    seen = set()
+    for cpd in cpds:
+        if not isinstance(cpd, TabularCPD):
+            raise ValueError("Only TabularCPD can be added.")
+        if not set(cpd.scope()) <= nodes:
+            raise ValueError("CPD defined on variable not in the model", cpd)
+        if cpd.variable in seen:
+            raise ValueError(f"two CPDs for {cpd.variable!r}.")
+        seen.add(cpd.variable)
+    model.cpds.extend(cpds)
 
 
 def cpds_from_layout(layout, probs, states: Mapping, *, log: bool = False) -> list:

@@ -101,6 +101,10 @@ from pgmpy_ext.stats._ematan import (  # noqa: E402
 __all__ += ["TANEStep", "TANMixtureConstants", "TANMixtureLayout", "TANMixtureParams", "ematan_accumulate",
             "ematan_estep", "ematan_log_joint", "ematan_ma_step", "max_abs_change", "pair_cmi",
             "tan_mixture_constants"]
+from pgmpy_ext.stats._samba import SambaImprovement, samba_improve  # noqa: E402
+
+__all__ += ["SambaImprovement", "samba_improve"]
+
 from pgmpy_ext.stats._k2 import K2_SCORE_KINDS, dirichlet_family_score, k2_parent_search  # noqa: E402
 
 __all__ += ["K2_SCORE_KINDS", "dirichlet_family_score", "k2_parent_search"]
