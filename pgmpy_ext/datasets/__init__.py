@@ -15,6 +15,7 @@ from pgmpy_ext.datasets._generators import (
     make_tic_tac_toe,
 )
 from pgmpy_ext.datasets._loader import list_datasets, load_dataset
+from pgmpy_ext.datasets._popgen import make_balding_nichols, make_toy_bitstrings
 from pgmpy_ext.datasets._synthetic import CORRAL_FEATURES, make_corral
 
 __all__ = [
@@ -35,3 +36,4 @@ __all__ = [
     "make_nursery_grid",
     "make_tic_tac_toe",
 ]
+__all__ += ["make_balding_nichols", "make_toy_bitstrings"]
