@@ -4,3 +4,6 @@ membership plots and ``PopulationEMA`` (the latent-class EMA engine with ploidy 
 from pgmpy_ext.popgen._genotypes import Genotypes, as_genotypes
 
 __all__ = ["Genotypes", "as_genotypes"]
+from pgmpy_ext.popgen._fst import FST_VARIANTS, fst_from_model, fst_reynolds  # noqa: E402
+
+__all__ += ["FST_VARIANTS", "fst_from_model", "fst_reynolds"]
