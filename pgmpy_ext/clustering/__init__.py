@@ -20,3 +20,21 @@ __all__ = ["CEMClustering", "CEM_INITS", "CEM_MODELS", "EMPTY_CLUSTER_POLICIES",
            "multinet_to_network"]
 __all__ += ["BaseBNMixture"]
 __all__ += ["CEMParams", "CEMResult", "CEMStart", "MStep", "cem_single_start", "check_cem_params", "initial_partition"]
+from pgmpy_ext.clustering._latent import (  # noqa: E402
+    LATENT_METHODS,
+    LATENT_POLICIES,
+    LatentClassData,
+    LatentClassStart,
+    align_starts,
+    combine_starts,
+    em_m_step,
+    latent_class_data,
+    latent_class_single_start,
+    ma_step,
+    n_free_parameters,
+)
+from pgmpy_ext.clustering._latent_class import EMAClustering, LatentClassEM  # noqa: E402
+
+__all__ += ["LATENT_METHODS", "LATENT_POLICIES", "EMAClustering", "LatentClassData", "LatentClassEM",
+            "LatentClassStart", "align_starts", "combine_starts", "em_m_step", "latent_class_data",
+            "latent_class_single_start", "ma_step", "n_free_parameters"]

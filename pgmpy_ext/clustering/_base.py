@@ -81,6 +81,9 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         One start from its own generator (the only source of randomness). Must pickle for process parallelism.
     ``_start_score(result) -> float``
         The criterion the best start maximises (e.g. the classification or the observed log-likelihood).
+    ``_combine_starts(prepared, starts, scores, best) -> result``
+        The fitted result from every start (default: the best start, ``starts[best]``); multi-start policies that
+        average the starts (EMA) override it.
     ``_not_converged_message(result) -> str or None``
         The ConvergenceWarning text when the best start stopped before converging, None otherwise.
     ``_set_fitted(result, scores)``
@@ -126,6 +129,12 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
     def _not_converged_message(self, result) -> str | None:
         return None
 
+    def _combine_starts(self, prepared, starts: list, scores: np.ndarray, best: int):
+        return starts[best]
+
+    #: True when ``fit`` accepts missing cells (NaN/None), which reach ``_prepare_starts`` coded -1.
+    _fit_allows_missing = False
+
     def _set_fitted(self, result, scores: np.ndarray) -> None:
         raise NotImplementedError
 
@@ -156,13 +165,18 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         self._check_params()
         self._check_common_params()
         frame = self._fit_frame(X)
-        self._check_no_missing(frame)
-        self.encoder_ = encode(frame)
+        if self._fit_allows_missing:
+            self.encoder_ = encode(frame, missing="skip")
+        else:
+            self._check_no_missing(frame)
+            self.encoder_ = encode(frame)
+        self._fit_index_ = frame.index
         prepared = self._prepare_starts(self.encoder_)
+        del self._fit_index_
         starts, scores, best = run_starts(partial(self._single_start, prepared), int(self.n_init), self.random_state,
                                           self._start_score, n_jobs=self.n_jobs, show_progress=self.show_progress,
                                           desc=self._progress_desc())
-        result = starts[best]
+        result = self._combine_starts(prepared, starts, scores, best)
         self._set_fitted(result, scores)
         message = self._not_converged_message(result)
         if message is not None:

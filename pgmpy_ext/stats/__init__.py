@@ -55,6 +55,15 @@ from pgmpy_ext.stats._marginal import (  # noqa: E402
 
 __all__ += ["ForestPlan", "forest_plan", "log_joint_marginal", "multinet_forest_plan", "multinet_log_joint_marginal",
             "rows_with_missing"]
+from pgmpy_ext.stats._em import (  # noqa: E402
+    MISSING_POLICIES,
+    LatentClassLayout,
+    LatentEStep,
+    latent_class_estep,
+    latent_class_log_joint,
+)
+
+__all__ += ["MISSING_POLICIES", "LatentClassLayout", "LatentEStep", "latent_class_estep", "latent_class_log_joint"]
 from pgmpy_ext.stats._popgen import model_mi_with_cluster, pairwise_model_mi  # noqa: E402
 
 __all__ += ["model_mi_with_cluster", "pairwise_model_mi"]

@@ -1,0 +1,153 @@
+# Latent-class (naive Bayes with a hidden class) E step kernels: posterior of the cluster given the observed cells,
+# expected counts with missing cells summed out, observed-data log-likelihood. Ploidy-aware: several code columns
+# may share one variable's parameter block (the P allele copies of a locus).
+#
+# Flat layout (R = sum of the variables' cardinalities, K = number of clusters):
+#   log_theta, theta, counts : float64 (R, K), C order. Row offsets[v] + k holds variable v, state k; column j is
+#                              cluster j. Variable v's block rows offsets[v] .. offsets[v+1]-1 reshaped (r_v, K) is
+#                              TabularCPD.get_values() of P(X_v | C).
+#   col_var : intp (M,)        the variable of each code column (ploidy P: P adjacent columns per variable).
+#   codes   : int32 (N, M)     state codes, -1 = missing cell (or missing allele copy).
+# Seed 001 spec sections 2, 4.2 and 9.2 (docs/decisions/seed001-ema-popgen.md).
+from libc.math cimport exp, log, INFINITY
+
+from _typedefs cimport code_t, float64_t, intp_t
+
+
+def _check(const code_t[:, ::1] X, const float64_t[::1] w, const intp_t[::1] col_var, const intp_t[::1] offsets,
+           const float64_t[:, ::1] log_theta, const float64_t[::1] log_prior):
+    cdef intp_t n = X.shape[0], m = X.shape[1], K = log_prior.shape[0], R = log_theta.shape[0]
+    cdef intp_t n_vars = offsets.shape[0] - 1
+    if w.shape[0] != n:
+        raise ValueError(f"weights has {w.shape[0]} entries for {n} rows.")
+    if col_var.shape[0] != m:
+        raise ValueError(f"col_var has {col_var.shape[0]} entries for {m} code columns.")
+    if n_vars < 0 or offsets[n_vars] != R:
+        raise ValueError(f"offsets end at {offsets[n_vars] if n_vars >= 0 else None}, log_theta has {R} rows.")
+    if log_theta.shape[1] != K:
+        raise ValueError(f"log_theta has {log_theta.shape[1]} columns, log_prior {K} clusters.")
+    for c in range(m):
+        if col_var[c] < 0 or col_var[c] >= n_vars:
+            raise ValueError(f"col_var[{c}] = {col_var[c]} is not a variable index in [0, {n_vars}).")
+
+
+cdef inline double _gather(const code_t* x, intp_t m, const intp_t* col_var, const intp_t* offsets,
+                           const float64_t* log_theta, const float64_t* log_prior, intp_t K,
+                           double* L) noexcept nogil:
+    """L[j] = log_prior[j] + sum over observed columns of log_theta[offsets[v] + x, j]; returns log sum_j exp L[j]."""
+    cdef intp_t c, j
+    cdef code_t xc
+    cdef const float64_t* row
+    cdef double mx = -INFINITY, s = 0.0
+    for j in range(K):
+        L[j] = log_prior[j]
+    for c in range(m):
+        xc = x[c]
+        if xc < 0:
+            continue
+        row = log_theta + (offsets[col_var[c]] + xc) * K
+        for j in range(K):
+            L[j] += row[j]
+    for j in range(K):
+        if L[j] > mx:
+            mx = L[j]
+    if mx == -INFINITY:
+        return -INFINITY
+    for j in range(K):
+        s += exp(L[j] - mx)
+    return mx + log(s)
+
+
+def latent_class_estep(const code_t[:, ::1] X,            # IN  (N, M) codes, -1 = missing
+                       const float64_t[::1] w,            # IN  (N,) row weights / multiplicities
+                       const intp_t[::1] col_var,         # IN  (M,) variable of each column
+                       const intp_t[::1] offsets,         # IN  (n_vars + 1,) row offsets of the variables
+                       const float64_t[:, ::1] log_theta,  # IN  (R, K) log P(X_v = k | C = j)
+                       const float64_t[::1] log_prior,    # IN  (K,) log P(C = j)
+                       const float64_t[:, ::1] theta,     # IN  (R, K) P(X_v = k | C = j) (read when impute)
+                       bint impute,                       # IN  missing cells: add q * theta (True) or nothing
+                       float64_t[:, ::1] counts,          # OUT (R, K) expected counts, accumulated (+=)
+                       float64_t[::1] cluster_counts,     # OUT (K,) sum_d w_d q_dj, accumulated (+=)
+                       float64_t[:, ::1] resp,            # OUT (N, K) posteriors, or shape (0, K) to skip
+                       bint do_counts):                   # IN  False: posteriors and log-likelihood only
+    """E step of the latent-class model: returns ``(loglik, n_zero)``.
+
+    ``loglik = sum_d w_d log sum_j P(C=j) prod_{c observed} P(X_{v(c)} = x_dc | C=j)`` (missing cells summed out)
+    and ``n_zero`` counts rows of zero probability (they get a uniform posterior and contribute -inf). For every
+    row with posterior ``q_d``: ``cluster_counts[j] += w_d q_dj``; an observed cell adds ``w_d q_dj`` to
+    ``counts[offsets[v] + x, j]``; a missing cell adds ``w_d q_dj theta[offsets[v] + k, j]`` to every state k of
+    its variable when ``impute`` (the exact expected count under missing-at-random, spec eq. 8.1), nothing
+    otherwise.
+    """
+    _check(X, w, col_var, offsets, log_theta, log_prior)
+    cdef intp_t n = X.shape[0], m = X.shape[1], K = log_prior.shape[0], R = log_theta.shape[0]
+    cdef bint want_resp = resp.shape[0] == n and n > 0
+    if resp.shape[0] not in (0, n) or (resp.shape[0] == n and n > 0 and resp.shape[1] != K):
+        raise ValueError(f"resp must have shape ({n}, {K}) or (0, {K}).")
+    if do_counts:
+        if counts.shape[0] != R or counts.shape[1] != K or cluster_counts.shape[0] != K:
+            raise ValueError(f"counts must be ({R}, {K}) and cluster_counts ({K},).")
+        if impute and (theta.shape[0] != R or theta.shape[1] != K):
+            raise ValueError(f"theta must be ({R}, {K}) to impute missing cells.")
+    L_buf = __import__("numpy").empty(max(K, 1), dtype="float64")
+    cdef double[::1] L = L_buf
+    cdef intp_t d, c, j, k, v, r0, r1
+    cdef code_t xc
+    cdef double lse, total = 0.0, wd, qw
+    cdef intp_t n_zero = 0
+    cdef float64_t* crow
+    cdef const float64_t* trow
+    with nogil:
+        for d in range(n):
+            lse = _gather(&X[d, 0], m, &col_var[0], &offsets[0], &log_theta[0, 0], &log_prior[0], K, &L[0])
+            wd = w[d]
+            if lse == -INFINITY:
+                n_zero += 1
+                total += -INFINITY if wd > 0 else 0.0
+                for j in range(K):
+                    L[j] = 1.0 / K
+            else:
+                total += wd * lse
+                for j in range(K):
+                    L[j] = exp(L[j] - lse)
+            if want_resp:
+                for j in range(K):
+                    resp[d, j] = L[j]
+            if not do_counts or wd == 0.0:
+                continue
+            for j in range(K):
+                cluster_counts[j] += wd * L[j]
+            for c in range(m):
+                xc = X[d, c]
+                v = col_var[c]
+                if xc >= 0:
+                    crow = &counts[offsets[v] + xc, 0]
+                    for j in range(K):
+                        crow[j] += wd * L[j]
+                elif impute:
+                    r0 = offsets[v]
+                    r1 = offsets[v + 1]
+                    for k in range(r0, r1):
+                        crow = &counts[k, 0]
+                        trow = &theta[k, 0]
+                        for j in range(K):
+                            crow[j] += wd * L[j] * trow[j]
+    return total, n_zero
+
+
+def latent_class_log_joint(const code_t[:, ::1] X,            # IN  (N, M) codes, -1 = missing
+                           const intp_t[::1] col_var,         # IN  (M,)
+                           const intp_t[::1] offsets,         # IN  (n_vars + 1,)
+                           const float64_t[:, ::1] log_theta,  # IN  (R, K)
+                           const float64_t[::1] log_prior,    # IN  (K,)
+                           float64_t[:, ::1] out):            # OUT (N, K) log p(x_observed, C = j)
+    """``out[d, j] = log P(C=j) + sum over observed cells of log P(x_dc | C=j)`` (missing cells summed out)."""
+    cdef intp_t n = X.shape[0], m = X.shape[1], K = log_prior.shape[0]
+    if out.shape[0] != n or out.shape[1] != K:
+        raise ValueError(f"out must have shape ({n}, {K}).")
+    _check(X, __import__("numpy").ones(n), col_var, offsets, log_theta, log_prior)
+    cdef intp_t d
+    with nogil:
+        for d in range(n):
+            _gather(&X[d, 0], m, &col_var[0], &offsets[0], &log_theta[0, 0], &log_prior[0], K, &out[d, 0])
+    return None

@@ -1,0 +1,433 @@
+r"""Engine of the latent-class clusterers: EM and EMA (expectation model averaging) for a naive Bayes with a hidden
+cluster, on distinct rows with multiplicities, missing cells and ploidy (seed 001 ch. 6-8).
+
+Everything here works on int32 codes and numpy arrays; no pandas or pgmpy object is touched inside an iteration.
+The faces (:class:`~pgmpy_ext.clustering.LatentClassEM`, :class:`~pgmpy_ext.clustering.EMAClustering`, the
+population-genetics ``PopulationEMA``) call :func:`latent_class_single_start` once per start (spawned generators)
+and combine the starts with :func:`combine_starts`.
+
+The E step is the Cython kernel :func:`pgmpy_ext.stats.latent_class_estep`. The two M steps:
+
+* **EM** (spec section 2, decisions 1-3): the posterior mean :math:`\theta_{ijk} = (E N_{ijk} + \alpha) / (E N_{ij}
+  + r_i \alpha)` (the thesis's "MAP"), maximum likelihood with ``alpha=0``.
+* **EMA** (spec section 4.4, the closed form of the MA step): with :math:`w_i` the posterior of the arc
+  :math:`C \to X_i`, :math:`\operatorname{logit} w_i = \operatorname{logit} p_S + \log ML_i^{C} - \log ML_i^{\emptyset}`
+  (Bayesian-Dirichlet marginal likelihoods of the expected counts, ``gammaln``),
+  :math:`\check\theta_{ijk} = w_i \tilde\theta_{ijk} + (1 - w_i) \tilde\theta_{i-k}`.
+
+Ploidy (spec 9.2): a variable's ``P`` code columns share its parameters, the cluster counts are individuals and
+the variable counts allele copies; a missing copy adds :math:`q_{dj} \theta_{ijk}` (``missing="impute"``, eq. 8.1)
+or nothing (``"ignore"``). With ploidy 1 and complete data both reduce to plain EM / EMA.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+from scipy.special import expit, gammaln, logit
+
+from pgmpy_ext.stats import LatentClassLayout, latent_class_estep, unique_rows
+from pgmpy_ext.utils import LOG_PROB_FLOOR
+
+__all__ = ["LATENT_METHODS", "LATENT_POLICIES", "LatentClassData", "LatentClassStart",
+           "align_starts", "combine_starts", "em_m_step", "latent_class_data", "latent_class_single_start",
+           "ma_step", "n_free_parameters"]
+
+LATENT_METHODS = ("em", "ema")
+LATENT_POLICIES = ("best", "uniform", "averaging")
+
+
+@dataclass
+class LatentClassData:
+    """Distinct rows of the training codes with their multiplicities, shared by every start.
+
+    Attributes
+    ----------
+    codes : int32 (U, n_vars * ploidy)
+        Distinct rows (-1 = missing cell / allele copy).
+    weights : float64 (U,)
+        Multiplicity (summed row weights) of each distinct row.
+    inverse : intp (n_rows,)
+        Distinct row of every training row.
+    cards : intp (n_vars,)
+    ploidy : int
+    n_rows : int
+        Training rows (individuals).
+    row_weights : float64 (n_rows,)
+        Weight of every training row (ones when unweighted).
+    """
+
+    codes: np.ndarray
+    weights: np.ndarray
+    inverse: np.ndarray
+    cards: np.ndarray
+    ploidy: int
+    n_rows: int
+    row_weights: np.ndarray
+
+    def layout(self, n_clusters: int) -> LatentClassLayout:
+        """The parameter layout for ``n_clusters`` clusters."""
+        return LatentClassLayout.build(self.cards, int(n_clusters), self.ploidy)
+
+    @property
+    def n_samples(self) -> float:
+        """Total weight of the rows."""
+        return float(self.weights.sum())
+
+    @property
+    def n_vars(self) -> int:
+        return int(len(self.cards))
+
+    def rows_to_distinct(self, per_row: np.ndarray) -> np.ndarray:
+        """Sum a per-training-row array (n_rows, ...) into the distinct rows (U, ...)."""
+        out = np.zeros((len(self.weights), *per_row.shape[1:]))
+        np.add.at(out, self.inverse, per_row)
+        return out
+
+
+def latent_class_data(codes, cards, *, weights=None, ploidy: int = 1, row_labels=None) -> LatentClassData:
+    """Compress training codes to distinct rows with multiplicities.
+
+    Parameters
+    ----------
+    codes : int array (n_rows, n_vars * ploidy)
+        State codes, -1 for missing; variable ``v``'s ``ploidy`` copies are the adjacent columns
+        ``v * ploidy ..``.
+    cards : int array (n_vars,)
+    weights : float array (n_rows,), optional
+    ploidy : int, default 1
+    row_labels : sequence, optional
+        The user's row labels, used to name a row in errors.
+
+    Raises
+    ------
+    ValueError
+        When a row has every cell missing (it carries no information about its cluster).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = latent_class_data(np.array([[0, 1], [0, 1], [1, -1]]), [2, 2])
+    >>> d.codes.tolist(), d.weights.tolist(), d.inverse.tolist()
+    ([[0, 1], [1, -1]], [2.0, 1.0], [0, 0, 1])
+    """
+    lay = LatentClassLayout.build(cards, 1, ploidy)
+    X = lay.check_codes(codes)
+    n = X.shape[0]
+    if n == 0:
+        raise ValueError("no training rows: a latent-class model needs at least one row.")
+    all_missing = (X < 0).all(axis=1)
+    if all_missing.any():
+        r = int(np.flatnonzero(all_missing)[0])
+        label = row_labels[r] if row_labels is not None else r
+        raise ValueError(f"row {label!r} has every cell missing; it carries no information about its cluster. "
+                         "Drop it before fit (e.g. X.dropna(how='all')).")
+    w = None if weights is None else np.asarray(weights, dtype=np.float64).reshape(-1)
+    if w is not None and (w.shape != (n,) or (w < 0).any() or not np.isfinite(w).all()):
+        raise ValueError(f"weights must be {n} finite non-negative numbers (one per row).")
+    col_cards = np.asarray(lay.cards)[lay.col_var] + 1
+    u = unique_rows(X + 1, col_cards, weights=w)  # shift: -1 (missing) becomes its own code 0
+    ucodes = np.ascontiguousarray(u.codes - 1, dtype=np.int32)
+    return LatentClassData(ucodes, np.ascontiguousarray(u.counts, dtype=np.float64), u.inverse, lay.cards.copy(),
+                           int(ploidy), n, np.ones(n) if w is None else w)
+
+
+@dataclass
+class LatentClassStart:
+    """One start of EM or EMA (or several starts combined).
+
+    Attributes
+    ----------
+    theta : float64 (R, K)
+        ``P(X_v = k | C = j)`` (rows per :class:`~pgmpy_ext.stats.LatentClassLayout`).
+    weights : float64 (K,)
+        ``P(C = j)``.
+    arc_posterior : float64 (n_vars,)
+        Posterior of the arc ``C -> X_v`` of the last MA step (EMA); ones for EM.
+    loglik : float
+        Observed-data log-likelihood of ``theta``/``weights`` on the training rows (natural log).
+    ll_trace : float64 (n_iter + 1,)
+        Log-likelihood before every M/MA step, then of the final parameters.
+    n_iter : int
+        M (or MA) steps taken.
+    converged : bool
+    resp : float64 (U, K)
+        ``P(C = j | x)`` of every distinct row under the final parameters.
+    degenerate : bool
+        EMA's trivial fixed point (spec 4.8): every arc posterior below 1e-6 or constant posteriors.
+    """
+
+    theta: np.ndarray
+    weights: np.ndarray
+    arc_posterior: np.ndarray
+    loglik: float
+    ll_trace: np.ndarray
+    n_iter: int
+    converged: bool
+    resp: np.ndarray
+    degenerate: bool = False
+    start_logliks: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
+def n_free_parameters(cards, n_clusters: int) -> int:
+    """Free parameters of a latent-class model: ``K - 1 + K * sum(r_v - 1)`` (for BIC and AIC)."""
+    cards = np.asarray(cards, dtype=np.int64)
+    return int(n_clusters - 1 + n_clusters * int(np.sum(cards - 1)))
+
+
+def _log(a: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return np.maximum(np.log(a), LOG_PROB_FLOOR)
+
+
+def em_m_step(layout: LatentClassLayout, counts: np.ndarray, cluster_counts: np.ndarray, alpha: float,
+              min_prob: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """EM's M step from expected counts: ``(theta (R, K), weights (K,))``, the posterior mean with Dirichlet
+    ``alpha`` (maximum likelihood for 0; an empty cluster gets uniform columns). ``min_prob > 0`` floors every
+    probability there and renormalises (pgmpy's ``DiscreteEM`` uses 1e-10)."""
+    theta = layout.normalize(counts.ravel(), alpha).reshape(layout.n_states, layout.n_clusters)
+    K = layout.n_clusters
+    tot = cluster_counts.sum() + K * alpha
+    weights = (cluster_counts + alpha) / tot if tot > 0 else np.full(K, 1.0 / K)
+    if min_prob > 0:
+        theta = np.maximum(theta, min_prob)
+        theta /= layout.sum_by_variable(theta)[layout.state_var]
+        weights = np.maximum(weights, min_prob)
+        weights /= weights.sum()
+    return theta, weights
+
+
+def _log_ml(counts: np.ndarray, totals: np.ndarray, cards_rows: np.ndarray, cards_var: np.ndarray,
+            layout: LatentClassLayout, alpha: float) -> np.ndarray:
+    """Per-variable log BD marginal likelihood with uniform Dirichlet ``alpha`` of count columns.
+
+    ``counts`` (R, J) and ``totals`` (n_vars, J) (J columns = parent configurations), summed over the columns."""
+    per_state = layout.sum_by_variable(gammaln(counts + alpha) - gammaln(alpha))  # (n_vars, J)
+    ra = (cards_var * alpha)[:, None]
+    return np.sum(gammaln(ra) - gammaln(ra + totals) + per_state, axis=1)
+
+
+def ma_step(layout: LatentClassLayout, counts: np.ndarray, cluster_counts: np.ndarray, alpha: float,
+            structure_prior=0.5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""EMA's closed-form model-averaging step (spec 4.4): ``(theta (R, K), weights (K,), arc_posterior (n_vars,))``.
+
+    With :math:`E N_{ijk}` = ``counts`` (allele copies under ploidy), :math:`E N_{i-k} = \sum_j E N_{ijk}`,
+    ``structure_prior`` :math:`p_S` the prior probability of each arc :math:`C \to X_i` (0.5: uniform over the
+    :math:`2^n` selective structures; 1: EM's naive Bayes; an array gives one per variable):
+
+    .. math::
+        w_i = \operatorname{expit}\big(\operatorname{logit} p_S + \log ML_i^{C} - \log ML_i^{\emptyset}\big), \quad
+        \check\theta_{ijk} = w_i \frac{\alpha + E N_{ijk}}{r_i\alpha + E N_{ij}}
+            + (1 - w_i) \frac{\alpha + E N_{i-k}}{r_i\alpha + E N_i}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lay = LatentClassLayout.build([2], n_clusters=2)
+    >>> theta, weights, w = ma_step(lay, np.array([[8.0, 1.0], [2.0, 9.0]]), np.array([10.0, 10.0]), 1.0)
+    >>> w.round(4).tolist(), theta.round(4).tolist()
+    ([0.9848], [[0.7455, 0.171], [0.2545, 0.829]])
+    """
+    if alpha <= 0:
+        raise ValueError(f"alpha == {alpha}, EMA needs alpha > 0 (its marginal likelihoods are Dirichlet integrals).")
+    sv = layout.state_var
+    cards = np.asarray(layout.cards, dtype=np.float64)
+    dep_tot = layout.sum_by_variable(counts)  # (n_vars, K)
+    theta_dep = (counts + alpha) / (dep_tot[sv] + cards[sv][:, None] * alpha)
+    ind = counts.sum(axis=1, keepdims=True)  # (R, 1)
+    ind_tot = layout.sum_by_variable(ind)  # (n_vars, 1)
+    theta_ind = (ind + alpha) / (ind_tot[sv] + cards[sv][:, None] * alpha)
+    log_ml_dep = _log_ml(counts, dep_tot, cards[sv], cards, layout, alpha)
+    log_ml_ind = _log_ml(ind, ind_tot, cards[sv], cards, layout, alpha)
+    prior = np.broadcast_to(np.asarray(structure_prior, dtype=np.float64), (layout.n_vars,))
+    with np.errstate(divide="ignore"):
+        w = expit(logit(prior) + log_ml_dep - log_ml_ind)
+    theta = w[sv][:, None] * theta_dep + (1.0 - w[sv])[:, None] * theta_ind
+    K = layout.n_clusters
+    weights = (cluster_counts + alpha) / (cluster_counts.sum() + K * alpha)
+    return theta, weights, w
+
+
+def _random_params(layout: LatentClassLayout, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Dirichlet(1) columns for every variable and cluster and Dirichlet(1) cluster weights (decisions 7, 13)."""
+    g = rng.standard_gamma(1.0, size=(layout.n_states, layout.n_clusters))
+    g = np.maximum(g, 1e-300)
+    theta = g / layout.sum_by_variable(g)[layout.state_var]
+    c = np.maximum(rng.standard_gamma(1.0, size=layout.n_clusters), 1e-300)
+    return theta, c / c.sum()
+
+
+def _counts_from_resp(layout: LatentClassLayout, data: LatentClassData, resp_u: np.ndarray):
+    """Expected counts of given posteriors of the distinct rows (``resp_u`` (U, K) summed over each distinct
+    row's training rows, i.e. already multiplied by the multiplicity); missing cells add nothing."""
+    K = layout.n_clusters
+    counts = np.zeros((layout.n_states, K))
+    X = data.codes
+    for c in range(X.shape[1]):
+        obs = X[:, c] >= 0
+        np.add.at(counts, layout.offsets[layout.col_var[c]] + X[obs, c], resp_u[obs])
+    return counts, resp_u.sum(axis=0)
+
+
+def _init_resp(init, data: LatentClassData, n_clusters: int) -> np.ndarray:
+    """Per-row initial posteriors (labels or responsibilities), summed into the distinct rows."""
+    a = np.asarray(init)
+    n, K = data.n_rows, n_clusters
+    if a.ndim == 1:
+        if a.shape[0] != n:
+            raise ValueError(f"init labels have {a.shape[0]} entries for {n} training rows.")
+        if not np.issubdtype(a.dtype, np.integer) or a.min() < 0 or a.max() >= K:
+            raise ValueError(f"init labels must be integers in 0..{K - 1}; got values from {a.min()} to {a.max()}.")
+        resp = np.zeros((n, K))
+        resp[np.arange(n), a] = 1.0
+    elif a.ndim == 2:
+        if a.shape != (n, K):
+            raise ValueError(f"init responsibilities have shape {a.shape}, expected ({n}, {K}).")
+        resp = np.asarray(a, dtype=np.float64)
+        if (resp < 0).any() or not np.allclose(resp.sum(axis=1), 1.0):
+            raise ValueError("init responsibilities must be non-negative with rows summing to 1.")
+    else:
+        raise ValueError(f"init must be 'random', labels (n_rows,) or responsibilities (n_rows, K); got {a.shape}.")
+    return data.rows_to_distinct(resp * data.row_weights[:, None])
+
+
+def latent_class_single_start(data: LatentClassData, n_clusters: int, rng: np.random.Generator, *,
+                              method: str = "em", alpha: float = 1.0, structure_prior=0.5, eps: float | None = 0.01,
+                              tol: float | None = 1e-6, max_iter: int = 1000, init="random",
+                              missing: str = "impute", min_prob: float = 0.0,
+                              fixed_independent=None) -> LatentClassStart:
+    """One start of EM (``method="em"``) or EMA (``"ema"``) from its own generator.
+
+    Parameters
+    ----------
+    data : LatentClassData
+    n_clusters : int
+    rng : numpy.random.Generator
+        The only source of randomness (the random initial parameters).
+    method : {"em", "ema"}
+    alpha : float, default 1.0
+        Dirichlet pseudo-count per cell (0 = maximum likelihood, EM only).
+    structure_prior : float or array (n_vars,), default 0.5
+        EMA's prior probability of each arc ``C -> X_v``; 0.5 is the thesis's uniform prior over structures.
+    eps : float or None, default 0.01
+        Stop when the L-infinity change of every parameter is below ``eps`` (decision 6; EMA's rule; for EM an
+        additional rule when not None).
+    tol : float or None, default 1e-6
+        EM: stop when the log-likelihood changes by at most ``tol * |LL|`` (decision 2). Not used by EMA (which is
+        not monotone in the log-likelihood).
+    max_iter : int, default 1000
+    init : "random", labels (n_rows,) or responsibilities (n_rows, K)
+        "random": Dirichlet(1) parameters (decision 7); labels/responsibilities: the first M step uses them.
+    missing : {"impute", "ignore"}
+        Expected counts of missing cells (see :func:`pgmpy_ext.stats.latent_class_estep`).
+    min_prob : float, default 0
+        EM only: floor of every probability after the M step (pgmpy's ``DiscreteEM`` uses 1e-10).
+    fixed_independent : bool array (n_vars,), optional
+        EM only: variables whose arc ``C -> X_v`` is absent (a *selective* naive Bayes): their columns are set to
+        the marginal ``(alpha + E N_{v-k}) / (r_v alpha + E N_v)`` in every M step.
+    """
+    if method not in LATENT_METHODS:
+        raise ValueError(f"method == {method!r}, must be one of {LATENT_METHODS}.")
+    lay = data.layout(n_clusters)
+    K = lay.n_clusters
+    sv = lay.state_var
+
+    def m_step(counts, nc):
+        if method == "ema":
+            return ma_step(lay, counts, nc, alpha, structure_prior)
+        theta, weights = em_m_step(lay, counts, nc, alpha, min_prob)
+        if fixed_independent is not None:
+            fi = np.asarray(fixed_independent, dtype=bool)
+            ind = counts.sum(axis=1)
+            cards = np.asarray(lay.cards, dtype=np.float64)
+            marg = (ind + alpha) / (lay.sum_by_variable(ind[:, None])[sv, 0] + cards[sv] * alpha)
+            rows = fi[sv]
+            theta[rows] = marg[rows][:, None]
+        return theta, weights, np.ones(lay.n_vars) if fixed_independent is None else (~fi).astype(np.float64)
+
+    if isinstance(init, str):
+        if init != "random":
+            raise ValueError(f"init == {init!r}, must be 'random', labels or responsibilities.")
+        theta, weights = _random_params(lay, rng)
+        arc = np.full(lay.n_vars, np.nan if method == "ema" else 1.0)
+        n_iter = 0
+    else:
+        counts, nc = _counts_from_resp(lay, data, _init_resp(init, data, K))
+        theta, weights, arc = m_step(counts, nc)
+        n_iter = 1
+    trace = []
+    converged = False
+    prev_ll = None
+    res = None
+    while True:
+        log_theta, log_w = _log(theta), _log(weights)
+        res = latent_class_estep(lay, data.codes, data.weights, log_theta, log_w, theta=theta, missing=missing,
+                                 return_resp=True, check=False)
+        ll = res.loglik
+        trace.append(ll)
+        if method == "em" and tol is not None and prev_ll is not None and abs(ll - prev_ll) <= tol * abs(ll):
+            converged = True
+            break
+        if converged or n_iter >= max_iter:
+            break
+        prev_ll = ll
+        new_theta, new_weights, arc = m_step(res.counts, res.cluster_counts)
+        n_iter += 1
+        change = max(float(np.max(np.abs(new_theta - theta), initial=0.0)),
+                     float(np.max(np.abs(new_weights - weights))))
+        theta, weights = new_theta, new_weights
+        if eps is not None and change < eps:
+            converged = True  # one more E step for the final parameters' log-likelihood and posteriors
+    resp = res.resp
+    degenerate = bool(method == "ema" and (np.nanmax(arc, initial=0.0) < 1e-6
+                                           or np.allclose(resp, resp[:1], atol=1e-9)))
+    return LatentClassStart(theta, weights, arc, float(res.loglik), np.asarray(trace), n_iter, converged, resp,
+                            degenerate)
+
+
+def align_starts(starts, reference: LatentClassStart, weights: np.ndarray) -> list[np.ndarray]:
+    """Cluster permutations aligning every start to ``reference`` (decision 10): for each start the Hungarian
+    assignment maximising :math:`\\sum_d w_d q^{ref}_{dj} q_{d\\sigma(j)}`; ``perm[j]`` is the start's cluster that
+    matches the reference's cluster ``j`` (apply as ``theta[:, perm]``)."""
+    perms = []
+    for s in starts:
+        gain = (reference.resp * weights[:, None]).T @ s.resp  # (K_ref, K)
+        rows, cols = linear_sum_assignment(gain, maximize=True)
+        perm = np.empty(len(rows), dtype=np.intp)
+        perm[rows] = cols
+        perms.append(perm)
+    return perms
+
+
+def combine_starts(data: LatentClassData, starts, policy: str = "best", *, missing: str = "impute") -> LatentClassStart:
+    """Combine the starts with a multi-start policy (spec section 6).
+
+    ``"best"`` (BC) keeps the start of highest log-likelihood. ``"uniform"`` (UA) and ``"averaging"`` (Av, weights
+    ``softmax(loglik)``, i.e. proportional to the likelihood) align every start to the best one with
+    :func:`align_starts` and average the parameters (``theta``, cluster weights, arc posteriors), a single naive
+    Bayes (decision 10, option 3); its log-likelihood and posteriors are recomputed. Every start's log-likelihood is
+    kept in ``start_logliks``.
+    """
+    if policy not in LATENT_POLICIES:
+        raise ValueError(f"policy == {policy!r}, must be one of {LATENT_POLICIES}.")
+    lls = np.array([s.loglik for s in starts])
+    best = starts[int(np.argmax(lls))]
+    if policy == "best" or len(starts) == 1:
+        return replace(best, start_logliks=lls)
+    if policy == "uniform":
+        mix = np.full(len(starts), 1.0 / len(starts))
+    else:
+        z = lls - lls.max()
+        mix = np.exp(z) / np.exp(z).sum()
+    perms = align_starts(starts, best, data.weights)
+    theta = sum(m * s.theta[:, p] for m, s, p in zip(mix, starts, perms))
+    weights = sum(m * s.weights[p] for m, s, p in zip(mix, starts, perms))
+    arc = sum(m * np.nan_to_num(s.arc_posterior) for m, s in zip(mix, starts))
+    K = len(weights)
+    lay = data.layout(K)
+    res = latent_class_estep(lay, data.codes, data.weights, _log(theta), _log(weights), theta=theta,
+                             missing=missing, return_resp=True, check=False)
+    return LatentClassStart(theta, weights, arc, res.loglik, np.asarray([res.loglik]), max(s.n_iter for s in starts),
+                            all(s.converged for s in starts), res.resp, False, lls)
