@@ -38,3 +38,6 @@ from pgmpy_ext.clustering._latent_class import EMAClustering, LatentClassEM  # n
 __all__ += ["LATENT_METHODS", "LATENT_POLICIES", "EMAClustering", "LatentClassData", "LatentClassEM",
             "LatentClassStart", "align_starts", "combine_starts", "em_m_step", "latent_class_data",
             "latent_class_single_start", "ma_step", "n_free_parameters"]
+from pgmpy_ext.clustering._base import run_starts  # noqa: E402
+
+__all__ += ["run_starts"]
