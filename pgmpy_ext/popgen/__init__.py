@@ -7,3 +7,13 @@ __all__ = ["Genotypes", "as_genotypes"]
 from pgmpy_ext.popgen._fst import FST_VARIANTS, fst_from_model, fst_reynolds  # noqa: E402
 
 __all__ += ["FST_VARIANTS", "fst_from_model", "fst_reynolds"]
+from pgmpy_ext.popgen._markers import REDUNDANCY_RULES, MarkerSelection, select_markers  # noqa: E402
+from pgmpy_ext.popgen._population import (  # noqa: E402
+    NClustersResult,
+    PopulationEMA,
+    choose_n_clusters,
+    pca_kmeans_labels,
+)
+
+__all__ += ["REDUNDANCY_RULES", "MarkerSelection", "select_markers"]
+__all__ += ["NClustersResult", "PopulationEMA", "choose_n_clusters", "pca_kmeans_labels"]

@@ -133,7 +133,8 @@ class Genotypes:
             lookup[present] = np.arange(len(present), dtype=np.int32)
             obs = raw[:, t, :] >= 0
             new[:, t, :][obs] = lookup[raw[:, t, :][obs]]
-        pick = (lambda v: None if v is None else np.asarray(v)[di])
+        def pick(v):
+            return (None if v is None else np.asarray(v)[di])
         return Genotypes(new, labels, [self.loci[i] for i in li], np.asarray(self.individuals)[di],
                          pick(self.populations), pick(self.locations))
 

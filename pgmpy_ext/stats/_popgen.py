@@ -26,7 +26,9 @@ def _check(theta, cluster_weights, cards):
 
 
 def model_mi_with_cluster(theta, cluster_weights, cards) -> np.ndarray:
-    r"""I(X_i; C) in nats for every locus, from the model: :math:`\sum_j\sum_k P(j)\theta_{ijk}\ln(\theta_{ijk}/\bar p_{ik})`.
+    r"""I(X_i; C) in nats for every locus, from the model.
+
+    :math:`I(X_i; C) = \sum_j\sum_k P(j)\,\theta_{ijk}\ln(\theta_{ijk}/\bar p_{ik})`.
 
     Parameters
     ----------
