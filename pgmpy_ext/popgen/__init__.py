@@ -17,3 +17,6 @@ from pgmpy_ext.popgen._population import (  # noqa: E402
 
 __all__ += ["REDUNDANCY_RULES", "MarkerSelection", "select_markers"]
 __all__ += ["NClustersResult", "PopulationEMA", "choose_n_clusters", "pca_kmeans_labels"]
+from pgmpy_ext.popgen._plots import plot_fst_by_k, plot_structure_bars  # noqa: E402
+
+__all__ += ["plot_fst_by_k", "plot_structure_bars"]
