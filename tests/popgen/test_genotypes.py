@@ -16,7 +16,8 @@ def test_allele_array_codes_are_variable_major_with_labels():
     np.testing.assert_array_equal(a, before)
     assert g.allele_labels == [[150, 152], [3, 4]]
     np.testing.assert_array_equal(g.codes, [[0, 1, 0, -1], [1, 1, 1, 0]])
-    assert g.codes.dtype == np.int32 and g.codes.flags.c_contiguous
+    assert g.codes.dtype == np.int32
+    assert g.codes.flags.c_contiguous
     np.testing.assert_array_equal(g.cards, [2, 2])
 
 
@@ -25,7 +26,8 @@ def test_dosage_matrix_and_frame():
     before = X.copy()
     g = as_genotypes(X)
     pd.testing.assert_frame_equal(X, before)
-    assert g.loci == ["rs1", "rs2"] and list(g.individuals) == ["a", "b", "c", "d"]
+    assert g.loci == ["rs1", "rs2"]
+    assert list(g.individuals) == ["a", "b", "c", "d"]
     np.testing.assert_array_equal(g.alleles[:, 0, :].sum(axis=1), [0, 1, 2, -2])  # missing genotype = two -1
     np.testing.assert_array_equal(g.allele_counts(impute=False)[:, 1], [0, 1, 2, 0])
     assert g.polymorphic.tolist() == [True, True]
@@ -41,7 +43,8 @@ def test_string_alleles_and_missing_none():
 def test_subset_rederives_labels():
     g = as_genotypes(np.array([[[1], [5]], [[1], [6]]]), ploidy=1)
     sub = g.subset(loci=[0])
-    assert sub.allele_labels == [[1]] and not sub.polymorphic[0]
+    assert sub.allele_labels == [[1]]
+    assert not sub.polymorphic[0]
 
 
 @pytest.mark.parametrize("one_row", [False, True], ids=["two_rows", "one_row"])
@@ -71,7 +74,8 @@ def test_structure_location_column_and_no_header(tmp_path):
     write_structure(p, np.array([[[1, 2]], [[2, 2]]]), individuals=["a", "b"], populations=[1, 2],
                     locations=[7, 8], header=False)
     s = read_structure(p, loc_data=True)
-    assert s.locations.tolist() == [7, 8] and s.alleles.shape == (2, 1, 2)
+    assert s.locations.tolist() == [7, 8]
+    assert s.alleles.shape == (2, 1, 2)
 
 
 def test_structure_bad_files(tmp_path):
@@ -104,12 +108,14 @@ def test_bad_input_errors_and_nothing_modified():
 
 def test_genotypes_passes_through():
     g = as_genotypes(np.array([[0, 1], [2, 1]]))
-    assert as_genotypes(g) is g and isinstance(g, Genotypes)
+    assert as_genotypes(g) is g
+    assert isinstance(g, Genotypes)
 
 
 def test_toy_generator_definition():
     a, pop, info = make_toy_bitstrings(return_informative=True, random_state=3)
-    assert a.shape == (60, 50, 1) and set(a.ravel()) <= {0, 1}
+    assert a.shape == (60, 50, 1)
+    assert set(a.ravel()) <= {0, 1}
     anc = {p: a[np.flatnonzero(pop == p)[0], :, 0] for p in "ABC"}
     assert np.flatnonzero(anc["A"] != anc["B"]).tolist() == info["AB"].tolist()
     assert np.flatnonzero(anc["A"] != anc["C"]).tolist() == info["AC"].tolist()
@@ -121,11 +127,13 @@ def test_balding_nichols_fst_and_missing():
     a, pop = make_balding_nichols(n_individuals=400, n_populations=2, n_loci=400, fst=0.1, missing_rate=0.1,
                                   random_state=0)
     miss = a == -9
-    assert abs(miss[:, :, 0].mean() - 0.1) < 0.01 and np.array_equal(miss[:, :, 0], miss[:, :, 1])
+    assert abs(miss[:, :, 0].mean() - 0.1) < 0.01
+    assert np.array_equal(miss[:, :, 0], miss[:, :, 1])
     # two populations, each at F from the ancestor: Nei's G_ST = E(p1-p2)^2/4 / (pbar(1-pbar)) ~ F/(2-F) = 0.053
     freq = np.array([np.nanmean(np.where(a[pop == j] == -9, np.nan, a[pop == j]), axis=(0, 2)) for j in (0, 1)])
     pbar = freq.mean(axis=0)
     fst = np.mean((freq[0] - freq[1]) ** 2 / 4) / np.mean(pbar * (1 - pbar))
     assert 0.04 < fst < 0.07
     b, _ = make_balding_nichols(n_individuals=30, n_loci=5, n_alleles=[2, 3, 8, 1, 20], random_state=1)
-    assert b[:, 3].max() == 0 and b[:, 4].max() <= 19
+    assert b[:, 3].max() == 0
+    assert b[:, 4].max() <= 19

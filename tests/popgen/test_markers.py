@@ -38,7 +38,8 @@ def test_pairwise_model_mi_equals_numpy_reference(seed):
     theta[:cards[0]] /= theta[:cards[0]].sum(axis=0)
     got = pairwise_model_mi(theta, w, cards)
     np.testing.assert_allclose(got, reference_pairwise_mi(theta, w, cards), rtol=1e-12, atol=1e-15)
-    assert (got >= -1e-12).all() and np.array_equal(got, got.T)
+    assert (got >= -1e-12).all()
+    assert np.array_equal(got, got.T)
     np.testing.assert_array_equal(got, pairwise_model_mi(theta, w, cards, n_jobs=2))
     sub = [len(cards) - 1, 0] if len(cards) > 1 else [0]
     np.testing.assert_allclose(pairwise_model_mi(theta, w, cards, loci=sub), got[np.ix_(sub, sub)], rtol=1e-12)
@@ -58,9 +59,11 @@ def test_rules_on_a_hand_made_model():
           "p_rel": 0.05, "p_red": 0.01}
     dep = select_markers(**kw, redundancy_rule="dependent")
     assert dep.relevant.tolist() == [True, True, True, False]
-    assert dep.selected.tolist() == [0, 2] and dep.removed_by.tolist() == [-1, 0, -1, -1]
+    assert dep.selected.tolist() == [0, 2]
+    assert dep.removed_by.tolist() == [-1, 0, -1, -1]
     printed = select_markers(**kw, redundancy_rule="as_printed")  # 0-2 is "not significantly dependent"
-    assert printed.selected.tolist() == [0, 1] and printed.removed_by.tolist() == [-1, -1, 0, -1]
+    assert printed.selected.tolist() == [0, 1]
+    assert printed.removed_by.tolist() == [-1, -1, 0, -1]
     assert select_markers(**{**kw, "p_red": 0.0}, redundancy_rule="as_printed").selected.tolist() == [0]
     assert select_markers(**{**kw, "p_red": 0.0}, redundancy_rule="dependent").selected.tolist() == [0, 1, 2]
     assert select_markers(**{**kw, "p_rel": 0.0}).selected.tolist() == []
@@ -82,7 +85,7 @@ def test_toy_marker_selection_keeps_the_informative_loci():
 
     The model is EMA started from the true populations (the spec's "clusters recovered" analysis): this tests the
     selection, not the clustering (the toy reproduction reports the clustering from random starts)."""
-    outcome = {c: 0 for c in CONFIGS}
+    outcome = dict.fromkeys(CONFIGS, 0)
     for seed in range(6):
         a, pop, info = make_toy_bitstrings(return_informative=True, random_state=seed)
         labels = np.searchsorted(["A", "B", "C"], pop)
