@@ -54,3 +54,9 @@ register("seed001-tables5.3-5.4", "Santafe thesis Tables 5.3/5.4: NB/TAN with ML
          "5-fold CV accuracy and whole-data CLL", "_seed001_tables53_54")
 register("seed001-tables5.5-5.6", "Santafe thesis Tables 5.5/5.6: structural TM and cTAN-TM vs NB-TM and TAN-TM, "
          "5-fold CV accuracy and the features structural TM selects", "_seed001_tables55_56")
+register("seed001-toy8.3", "Santafe thesis section 8.3: toy bit-string populations, multi-start EMA accuracy "
+         "(target 95% every run) and the markers selected (target exactly 2)", "_seed001_toy83")
+register("seed001-table8.1", "Santafe thesis Table 8.1: multi-start EMA on 19 blocks of 80 SNPs and all 1,520 "
+         "(Balding-Nichols stand-in for the Perlegen data), marker selection on dsSNPs", "_seed001_table81")
+register("seed001-tables8.2-8.3", "Santafe thesis Tables 8.2/8.3 and section 8.5.2: F_ST of EMA runs per r_C, "
+         "Mann-Whitney, marker-selection grid (HGDP-sized stand-in)", "_seed001_tables82_83")
