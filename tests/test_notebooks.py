@@ -40,6 +40,9 @@ EXPECTED_OUTPUTS = {
     "03_cem_clustering.ipynb": [
         (r"max \|VE - predict_proba\| over 128 rows: (\S+)", lambda v: v < 1e-9),
     ],
+    "05_population_structure.ipynb": [
+        (r"accuracy \(Hungarian\): (\S+)", lambda v: v > 0.9),
+    ],
 }
 
 
