@@ -96,7 +96,7 @@ def part1(lines, fsts, n_loci):
     from pgmpy_ext.datasets import make_balding_nichols
     from pgmpy_ext.popgen import PopulationEMA, as_genotypes, fst_reynolds, pca_kmeans_labels
 
-    lines += ["## 1. 300 diploid x %d SNPs, 4 demes" % n_loci, "", f"load average before: {os.getloadavg()}", "",
+    lines += [f"## 1. 300 diploid x {n_loci} SNPs, 4 demes", "", f"load average before: {os.getloadavg()}", "",
               "| F (simulator) | Reynolds F_ST (true demes) | method | accuracy | seconds |", "|---|---|---|---|---|"]
     fmx_note = None
     for F in fsts:
