@@ -159,8 +159,9 @@ def part2(lines):
     theta = np.concatenate([rng.dirichlet(np.ones(r), size=4).T for r in g.cards])
     w = np.full(4, 0.25)
     lt, lw = np.log(theta), np.log(w)
-    ts, te = [], []
+    ts, te, cpu = [], [], []
     for _ in range(30):
+        c = time.process_time()
         t = time.perf_counter()
         res = latent_class_estep(lay, data.codes, data.weights, lt, lw, theta=theta, return_resp=True, check=False)
         t1 = time.perf_counter()
@@ -168,30 +169,45 @@ def part2(lines):
         np.log(theta2)
         ts.append(time.perf_counter() - t)
         te.append(t1 - t)
+        cpu.append(time.process_time() - c)
     lines += ["## 2. One EMA iteration at HGDP size", "", f"load average before: {os.getloadavg()}", "",
               f"1,048 individuals x 993 loci x 2 copies ({int(g.cards.sum())} alleles, "
               f"{(g.alleles < 0).mean():.1%} copies missing), K = 4, one thread: E step + MA step + log, "
               f"median {1000 * np.median(ts):.1f} ms, min {1000 * np.min(ts):.1f} ms (E step alone: median "
-              f"{1000 * np.median(te):.1f} ms, min {1000 * np.min(te):.1f} ms) over 30 iterations. Goal: <= 15 ms.",
+              f"{1000 * np.median(te):.1f} ms, min {1000 * np.min(te):.1f} ms) over 30 iterations; "
+              f"CPU time of the process per iteration: median {1000 * np.median(cpu):.1f} ms (less sensitive to "
+              "other users' load). "
+              "Goal: <= 15 ms.",
               ""]
     print(lines[-2], flush=True)
 
 
 def part3(lines, m):
+    from pgmpy_ext.clustering import latent_class_data, latent_class_single_start
     from pgmpy_ext.popgen import PopulationEMA, as_genotypes
 
     a, _, _ = hgdp_standin(0)
     g = as_genotypes(a)
+    data = latent_class_data(g.codes, g.cards, ploidy=2)
+    cpu, iters = [], []
+    for rng in np.random.default_rng(0).spawn(5):  # CPU seconds of single starts, in this process
+        c = time.process_time()
+        s = latent_class_single_start(data, 3, rng, method="ema", eps=0.01, tol=None)
+        cpu.append(time.process_time() - c)
+        iters.append(s.n_iter)
     load = os.getloadavg()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t = time.perf_counter()
-        est = PopulationEMA(n_clusters=3, n_init=m, random_state=0, n_jobs=2).fit(g)
+        PopulationEMA(n_clusters=3, n_init=m, random_state=0, n_jobs=2).fit(g)
         elapsed = time.perf_counter() - t
-    lines += ["## 3. Full multi-start run on the HGDP-sized stand-in", "", f"load average before: {load}", "",
-              f"PopulationEMA(n_clusters=3, n_init={m}, n_jobs=2): {elapsed:.1f} s ({elapsed / 60:.2f} min; "
-              f"{elapsed / m:.2f} s per start on 2 workers, mean {np.mean(est.n_iter_):.0f} iterations in the kept "
-              "start). Goal: < 5 min.", ""]
+    proj = 500 * np.mean(cpu) / 2
+    lines += ["## 3. Multi-start run on the HGDP-sized stand-in (K = 3)", "", f"load average before: {load}", "",
+              f"One EMA start: {np.mean(cpu):.2f} CPU s ({np.mean(iters):.1f} iterations, 5 starts). "
+              f"PopulationEMA(n_clusters=3, n_init={m}, n_jobs=2): {elapsed:.1f} s wall ({elapsed / m:.2f} s per "
+              f"start on 2 workers). m = 500 on 2 otherwise idle cores: 500 x {np.mean(cpu):.2f} / 2 = {proj:.0f} s "
+              f"({proj / 60:.1f} min; a projection from CPU time, not a measurement"
+              + (", measured above" if m == 500 else "") + "). Goal: < 5 min.", ""]
     print(lines[-2], flush=True)
 
 
@@ -199,7 +215,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n-loci", type=int, default=10_000)
     ap.add_argument("--fst", type=float, nargs="*", default=[0.107, 0.074, 0.013])
-    ap.add_argument("--hgdp-m", type=int, default=500)
+    ap.add_argument("--hgdp-m", type=int, default=500, help="starts of the measured multi-start run")
     ap.add_argument("--skip-hgdp-full", action="store_true")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
