@@ -6,7 +6,8 @@ Part 1 (issue 13 goal): 300 diploid individuals x 10,000 SNPs from 4 demes (75 e
 (0.107 / 0.074 / 0.013, common SNPs: ancestral frequency in [0.05, 0.95]); Hungarian-matched accuracy and wall time
 of every method, measured in one run. Part 2: one EMA iteration (E step + MA step) at HGDP size (1,048 x 993 x 2,
 K = 4; goal <= 15 ms on one core). Part 3: PopulationEMA(m = 500, K = 3) on the HGDP-sized stand-in with 2 workers
-(goal < 5 minutes). Prints the machine load before each part.
+(goal < 5 minutes). Prints the machine load before each part; every method runs on one thread
+(OMP/BLAS threads 1) and both wall and CPU seconds are reported, since the machine is shared.
 
     python benchmarks/popgen.py [--skip-hgdp-full] [--out benchmarks/results/popgen.md]
 """
@@ -60,7 +61,10 @@ def run_fastmixture(a, K, seed):
     with tempfile.TemporaryDirectory() as d:
         prefix = os.path.join(d, "sim")
         _write_bed(prefix, dos)
+        import resource
+
         t0 = time.perf_counter()
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         cmd = [sys.executable, "-m", "fastmixture.main", "--bfile", prefix, "--K", str(K), "--seed", str(seed),
                "--threads", "1", "--out", prefix]
         res = subprocess.run(cmd, capture_output=True, text=True, cwd=d)
@@ -68,11 +72,13 @@ def run_fastmixture(a, K, seed):
             cmd = ["fastmixture", *cmd[3:]]
             res = subprocess.run(cmd, capture_output=True, text=True, cwd=d)
         elapsed = time.perf_counter() - t0
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
         if res.returncode != 0:
             return ("failed", res.stderr[-300:])
         qfile = next(f for f in os.listdir(d) if f.endswith(".Q"))
         q = np.loadtxt(os.path.join(d, qfile))
-    return np.argmax(q, axis=1), elapsed
+    return np.argmax(q, axis=1), elapsed, cpu
 
 
 def _write_bed(prefix, dos):
@@ -97,7 +103,8 @@ def part1(lines, fsts, n_loci):
     from pgmpy_ext.popgen import PopulationEMA, as_genotypes, fst_reynolds, pca_kmeans_labels
 
     lines += [f"## 1. 300 diploid x {n_loci} SNPs, 4 demes", "", f"load average before: {os.getloadavg()}", "",
-              "| F (simulator) | Reynolds F_ST (true demes) | method | accuracy | seconds |", "|---|---|---|---|---|"]
+              "| F (simulator) | Reynolds F_ST (true demes) | method | accuracy | wall s | CPU s |",
+              "|---|---|---|---|---|---|"]
     fmx_note = None
     for F in fsts:
         a, pop = make_balding_nichols(n_individuals=300, n_populations=4, n_loci=n_loci, fst=F,
@@ -105,32 +112,30 @@ def part1(lines, fsts, n_loci):
         g = as_genotypes(a)
         true_fst = fst_reynolds(g, np.eye(4)[pop])
         rows = []
-        t = time.perf_counter()
-        lab = pca_kmeans_labels(g, 4, random_state=0)
-        rows.append(("PCA + k-means (sklearn, 3 PCs, 10 k-means inits)", accuracy(pop, lab), time.perf_counter() - t))
-        t = time.perf_counter()
-        lab = allele_frequency_em(g, 4, 10, 0)
-        rows.append(("allele-frequency EM (same engine, 10 random starts)", accuracy(pop, lab),
-                     time.perf_counter() - t))
+
+        def timed(name, fn):
+            c, t = time.process_time(), time.perf_counter()
+            lab = fn()
+            rows.append((name, accuracy(pop, lab), time.perf_counter() - t, time.process_time() - c))
+
+        timed("PCA + k-means (sklearn, 3 PCs, 10 k-means inits)", lambda: pca_kmeans_labels(g, 4, random_state=0))
+        timed("allele-frequency EM (same engine, 10 random starts)", lambda: allele_frequency_em(g, 4, 10, 0))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            t = time.perf_counter()
-            est = PopulationEMA(n_clusters=4, n_init=10, random_state=0).fit(g)
-            rows.append(("PopulationEMA, 10 random starts", accuracy(pop, est.labels_), time.perf_counter() - t))
-            t = time.perf_counter()
-            est = PopulationEMA(n_clusters=4, n_init=3, init="pca-kmeans", random_state=0).fit(g)
-            rows.append(("PopulationEMA, 3 PCA + k-means starts", accuracy(pop, est.labels_),
-                         time.perf_counter() - t))
+            timed("PopulationEMA, 10 random starts",
+                  lambda: PopulationEMA(n_clusters=4, n_init=10, random_state=0).fit(g).labels_)
+            timed("PopulationEMA, 3 PCA + k-means starts",
+                  lambda: PopulationEMA(n_clusters=4, n_init=3, init="pca-kmeans", random_state=0).fit(g).labels_)
         fm = run_fastmixture(a, 4, 1)
         if fm is None:
             fmx_note = "fastmixture is not installed (optional; `pip install fastmixture`): skipped."
         elif fm[0] == "failed":
             fmx_note = f"fastmixture failed: {fm[1]}"
         else:
-            rows.append(("fastmixture (1 thread)", accuracy(pop, fm[0]), fm[1]))
-        for name, acc, sec in rows:
-            lines.append(f"| {F} | {true_fst:.4f} | {name} | {acc:.3f} | {sec:.2f} |")
-            print(f"F={F} {name}: accuracy {acc:.3f} in {sec:.2f} s", flush=True)
+            rows.append(("fastmixture (1 thread)", accuracy(pop, fm[0]), fm[1], fm[2]))
+        for name, acc, sec, cpu in rows:
+            lines.append(f"| {F} | {true_fst:.4f} | {name} | {acc:.3f} | {sec:.2f} | {cpu:.2f} |")
+            print(f"F={F} {name}: accuracy {acc:.3f} in {sec:.2f} s wall, {cpu:.2f} s CPU", flush=True)
     lines += ["", fmx_note or "", ""]
 
 
@@ -212,6 +217,11 @@ def part3(lines, m):
 
 
 def main() -> None:
+    from threadpoolctl import threadpool_limits
+
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # subprocesses (fastmixture): 1 too
+        os.environ.setdefault(var, "1")
+    threadpool_limits(1)  # one core per method (BLAS and OpenMP of numpy/scikit-learn), fairly
     ap = argparse.ArgumentParser()
     ap.add_argument("--n-loci", type=int, default=10_000)
     ap.add_argument("--fst", type=float, nargs="*", default=[0.107, 0.074, 0.013])
