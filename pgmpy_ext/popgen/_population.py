@@ -11,11 +11,13 @@ and the missing-copy E step of eq. (8.1); there is no second implementation.
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted
 
@@ -295,9 +297,6 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         self.fst_ = (fst_from_model(self.theta_, self.weights_, self.cards_, self.n_individuals_)
                      if nonempty.sum() >= 2 else float("nan"))
         if not self.converged_:
-            import warnings
-
-            from sklearn.exceptions import ConvergenceWarning
             warnings.warn(f"PopulationEMA did not converge in max_iter={self.max_iter} iterations; increase max_iter "
                           "or eps.", ConvergenceWarning, stacklevel=2)
         self._build_model()
