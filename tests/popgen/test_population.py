@@ -178,3 +178,12 @@ def test_choose_n_clusters_and_plots(diploid):
     fig = plot_structure_bars(est.q_, pop)
     assert len(fig.axes[0].patches) == 3 * 80
     assert len(fig.axes[0].get_xticklabels()) == 3
+
+
+def test_convergence_warning_at_max_iter(diploid):
+    from sklearn.exceptions import ConvergenceWarning
+
+    a, _ = diploid
+    with pytest.warns(ConvergenceWarning, match="did not converge in max_iter=1"):
+        est = PopulationEMA(n_clusters=2, n_init=1, max_iter=1, random_state=0).fit(a)
+    assert not est.converged_
