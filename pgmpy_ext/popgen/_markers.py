@@ -64,7 +64,8 @@ class MarkerSelection:
 
 def select_markers(model=None, *, theta=None, cluster_weights=None, cards=None, n_individuals=None, ploidy: int = 1,
                    loci=None, p_rel: float = 0.01, p_red: float = 0.01, redundancy_rule: str = "as_printed",
-                   stat_scale: float = 2.0, n: str = "individuals", n_jobs: int | None = 1) -> MarkerSelection:
+                   stat_scale: float = 2.0, n: str = "individuals", pairwise_mi=None,
+                   n_jobs: int | None = 1) -> MarkerSelection:
     r"""Select markers with the two-step chi-square / mutual-information test (spec 9.3).
 
     Parameters
@@ -93,6 +94,9 @@ def select_markers(model=None, *, theta=None, cluster_weights=None, cards=None, 
         considers 1).
     n : {"individuals", "copies"}, default "individuals"
         Decision 20: :math:`N` is the number of individuals, or of allele copies (``ploidy * N``).
+    pairwise_mi : array-like (n_loci, n_loci), optional
+        The model's pairwise mutual information over all its loci (``pgmpy_ext.stats.pairwise_model_mi``), to reuse
+        across a grid of thresholds; computed for the relevant loci when None.
     n_jobs : int or None, default 1
         Threads of the pairwise MI kernel.
 
@@ -141,10 +145,16 @@ def select_markers(model=None, *, theta=None, cluster_weights=None, cards=None, 
     removed_by = np.full(n_loci, -1, dtype=np.intp)
     n_flagged = 0
     if len(order) > 1:
-        mi_pair = pairwise_model_mi(theta, w, cards, loci=order, n_jobs=n_jobs)
-        dfp = np.outer(cards[order] - 1, cards[order] - 1)
-        with np.errstate(invalid="ignore"):
-            thr_pair = chi2.ppf(1.0 - float(p_red), np.maximum(dfp, 1))
+        if pairwise_mi is None:
+            mi_pair = pairwise_model_mi(theta, w, cards, loci=order, n_jobs=n_jobs)
+        else:
+            pairwise_mi = np.asarray(pairwise_mi, dtype=float)
+            if pairwise_mi.shape != (n_loci, n_loci):
+                raise ValueError(f"pairwise_mi has shape {pairwise_mi.shape}, expected ({n_loci}, {n_loci}).")
+            mi_pair = pairwise_mi[np.ix_(order, order)]
+        dfp = np.maximum(np.outer(cards[order] - 1, cards[order] - 1), 1)
+        udf, inv = np.unique(dfp, return_inverse=True)  # few distinct degrees of freedom: ppf once per value
+        thr_pair = chi2.ppf(1.0 - float(p_red), udf)[inv].reshape(dfp.shape)
         stat_pair = float(stat_scale) * N * mi_pair
         flag = stat_pair < thr_pair if redundancy_rule == "as_printed" else stat_pair >= thr_pair
         kept = np.ones(len(order), dtype=bool)

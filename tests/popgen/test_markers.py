@@ -99,3 +99,17 @@ def test_toy_marker_selection_keeps_the_informative_loci():
     print("configurations keeping exactly one marker per informative group (of 6 data sets):", outcome)
     assert outcome[("dependent", 1.0)] == 6
     assert outcome[("as_printed", 2.0)] == 0
+
+
+def test_precomputed_pairwise_mi_gives_the_same_selection():
+    rng = np.random.default_rng(3)
+    cards = np.array([2, 3, 2, 4, 2, 3])
+    theta, w = random_model(rng, cards, 3)
+    kw = {"theta": theta, "cluster_weights": w, "cards": cards, "n_individuals": 300, "p_rel": 0.2}
+    mi = pairwise_model_mi(theta, w, cards)
+    for rule in ("as_printed", "dependent"):
+        a = select_markers(**kw, redundancy_rule=rule)
+        b = select_markers(**kw, redundancy_rule=rule, pairwise_mi=mi)
+        assert a.selected.tolist() == b.selected.tolist()
+    with pytest.raises(ValueError, match="pairwise_mi has shape"):
+        select_markers(**kw, pairwise_mi=mi[:2, :2])
