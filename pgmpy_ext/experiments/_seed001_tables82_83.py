@@ -119,7 +119,7 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
          "## Protocol", "",
          "* **Data (stand-in)**: the HGDP-CEPH genotypes of Rosenberg et al. (2005) are not available offline. "
          f"`make_balding_nichols` draws {g.n_individuals} diploid individuals from 7 regions (sizes "
-         f"{dict(zip(HGDP_REGIONS, np.unique(regions, return_counts=True)[1].tolist())) if not quick else 'subset'}"
+         f"{ {r: int((regions == r).sum()) for r in HGDP_REGIONS} if not quick else 'subset'}"
          f"), {int(msat.sum())} multi-allelic loci (3-24 alleles, standing in for microsatellites) and "
          f"{int((~msat).sum())} biallelic loci (indels), 3% of the genotypes missing (both copies).",
          f"* **F_ST calibration**: F = {FST} per region from a common ancestor (a star tree), fixed a priori as the "
@@ -129,8 +129,7 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
          "close together), so which regions merge at small r_C is arbitrary here.",
          f"* **EMA**: `PopulationEMA(n_clusters=r_C, ploidy=2, missing='impute', eps=0.01, policy='best')`, {runs} "
          f"runs per r_C with **m = {n_init} starts (the thesis: m = 500)**, scaled down to fit ~10 minutes on a "
-         "shared 2-core machine (one start takes about 0.5 s here; see benchmarks/popgen.py for the m = 500 "
-         "timing).",
+         "shared 2-core machine (see benchmarks/popgen.py for the time of one start and of m = 500).",
          "* F_ST: `thesis_as_printed` (eq. 8.2 as printed, the scale of Table 8.2) and `reynolds1983` from the "
          "model's frequencies, plus `reynolds1983` re-estimated from the memberships on the microsatellites only "
          "(decision 22).", "",
