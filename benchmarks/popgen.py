@@ -32,15 +32,15 @@ def accuracy(y, labels) -> float:
 
 
 def allele_frequency_em(g, K, n_init, seed):
-    """The same latent-class engine with EM's M step (maximum-likelihood allele frequencies, alpha = 0 would allow
-    zeros; alpha = 1 as the thesis's baseline), random starts, Best Choice: STRUCTURE's no-admixture model fitted by
-    EM."""
+    """The same latent-class engine with EM's M step (posterior-mean allele frequencies, alpha = 1, the thesis's EM
+    baseline), random starts, Best Choice, stopped by EMA's rule (no parameter moves more than 0.01): STRUCTURE's
+    no-admixture model fitted by EM."""
     from pgmpy_ext.clustering import latent_class_data, latent_class_single_start
 
     data = latent_class_data(g.codes, g.cards, ploidy=g.ploidy)
     best = None
     for rng in np.random.default_rng(seed).spawn(n_init):
-        s = latent_class_single_start(data, K, rng, method="em", alpha=1.0, eps=None, tol=1e-6, max_iter=500)
+        s = latent_class_single_start(data, K, rng, method="em", alpha=1.0, eps=0.01, tol=None, max_iter=1000)
         if best is None or s.loglik > best.loglik:
             best = s
     return np.argmax(best.resp, axis=1)[data.inverse]

@@ -160,6 +160,7 @@ def test_bad_input_gives_clear_errors_and_modifies_nothing(diploid):
     with pytest.raises(ValueError, match="n_clusters"):
         est.set_params(n_clusters=0).fit(a)
     assert not hasattr(est, "q_")
+    assert not hasattr(est, "model_")
 
 
 def test_choose_n_clusters_and_plots(diploid):
