@@ -31,7 +31,7 @@ def accuracy(y, labels) -> float:
     return float(M[r, c].sum() / len(y))
 
 
-def allele_frequency_em(g, K, n_init, seed):
+def allele_frequency_em(g, K, n_init, seed, max_iter=1000):
     """The same latent-class engine with EM's M step (posterior-mean allele frequencies, alpha = 1, the thesis's EM
     baseline), random starts, Best Choice, stopped by EMA's rule (no parameter moves more than 0.01): STRUCTURE's
     no-admixture model fitted by EM."""
@@ -40,7 +40,8 @@ def allele_frequency_em(g, K, n_init, seed):
     data = latent_class_data(g.codes, g.cards, ploidy=g.ploidy)
     best = None
     for rng in np.random.default_rng(seed).spawn(n_init):
-        s = latent_class_single_start(data, K, rng, method="em", alpha=1.0, eps=0.01, tol=None, max_iter=1000)
+        s = latent_class_single_start(data, K, rng, method="em", alpha=1.0, eps=0.01, tol=None,
+                                      max_iter=max_iter)
         if best is None or s.loglik > best.loglik:
             best = s
     return np.argmax(best.resp, axis=1)[data.inverse]
@@ -98,7 +99,7 @@ def _write_bed(prefix, dos):
             fh.write((b[:, 0] | (b[:, 1] << 2) | (b[:, 2] << 4) | (b[:, 3] << 6)).astype(np.uint8).tobytes())
 
 
-def part1(lines, fsts, n_loci):
+def part1(lines, fsts, n_loci, n_random=10, n_pca=3, em_max_iter=1000):
     from pgmpy_ext.datasets import make_balding_nichols
     from pgmpy_ext.popgen import PopulationEMA, as_genotypes, fst_reynolds, pca_kmeans_labels
 
@@ -119,13 +120,14 @@ def part1(lines, fsts, n_loci):
             rows.append((name, accuracy(pop, lab), time.perf_counter() - t, time.process_time() - c))
 
         timed("PCA + k-means (sklearn, 3 PCs, 10 k-means inits)", lambda: pca_kmeans_labels(g, 4, random_state=0))
-        timed("allele-frequency EM (same engine, 10 random starts)", lambda: allele_frequency_em(g, 4, 10, 0))
+        timed(f"allele-frequency EM (same engine, {n_random} random starts, max_iter {em_max_iter})",
+              lambda: allele_frequency_em(g, 4, n_random, 0, em_max_iter))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            timed("PopulationEMA, 10 random starts",
-                  lambda: PopulationEMA(n_clusters=4, n_init=10, random_state=0).fit(g).labels_)
-            timed("PopulationEMA, 3 PCA + k-means starts",
-                  lambda: PopulationEMA(n_clusters=4, n_init=3, init="pca-kmeans", random_state=0).fit(g).labels_)
+            timed(f"PopulationEMA, {n_random} random starts",
+                  lambda: PopulationEMA(n_clusters=4, n_init=n_random, random_state=0).fit(g).labels_)
+            timed(f"PopulationEMA, {n_pca} PCA + k-means starts",
+                  lambda: PopulationEMA(n_clusters=4, n_init=n_pca, init="pca-kmeans", random_state=0).fit(g).labels_)
         fm = run_fastmixture(a, 4, 1)
         if fm is None:
             fmx_note = "fastmixture is not installed (optional; `pip install fastmixture`): skipped."
@@ -227,11 +229,14 @@ def main() -> None:
     ap.add_argument("--fst", type=float, nargs="*", default=[0.107, 0.074, 0.013])
     ap.add_argument("--hgdp-m", type=int, default=500, help="starts of the measured multi-start run")
     ap.add_argument("--skip-hgdp-full", action="store_true")
+    ap.add_argument("--n-random", type=int, default=10, help="random starts of EM and PopulationEMA")
+    ap.add_argument("--n-pca", type=int, default=3, help="PCA + k-means starts of PopulationEMA")
+    ap.add_argument("--em-max-iter", type=int, default=1000)
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     lines = ["# benchmarks/popgen.py", "", f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
              f"{os.cpu_count()} CPUs visible (shared machine).", ""]
-    part1(lines, args.fst, args.n_loci)
+    part1(lines, args.fst, args.n_loci, args.n_random, args.n_pca, args.em_max_iter)
     part2(lines)
     if not args.skip_hgdp_full:
         part3(lines, args.hgdp_m)
