@@ -54,6 +54,9 @@ EXPECTED_OUTPUTS = {
         (r"max \|VE - predict_proba\| over 30 rows: (\S+)", lambda v: v < 1e-9),
         (r"random forest \(500\)\s+test accuracy (\S+)", lambda v: v > 0.8),
     ],
+    "05_population_structure.ipynb": [
+        (r"accuracy \(Hungarian\): (\S+)", lambda v: v > 0.9),
+    ],
 }
 
 

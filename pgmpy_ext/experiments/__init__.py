@@ -86,3 +86,9 @@ register("seed004-bench", "Pansombut thesis Tables 4.2/4.3 and Figs. 4.2/4.5: BE
          "a linear SVM and the single BN on the same folds", "_seed004_bench")
 register("seed004-itdt", "Pansombut thesis Tables 3.1/3.4: single K2 BN vs BBN-DT (accuracy, feature reduction) and "
          "the FN/FC/FN+FC BBN-ITDT ensembles on the microarrays, both CV protocols", "_seed004_itdt")
+register("seed001-toy8.3", "Santafe thesis section 8.3: toy bit-string populations, multi-start EMA accuracy "
+         "(target 95% every run) and the markers selected (target exactly 2)", "_seed001_toy83")
+register("seed001-table8.1", "Santafe thesis Table 8.1: multi-start EMA on 19 blocks of 80 SNPs and all 1,520 "
+         "(Balding-Nichols stand-in for the Perlegen data), marker selection on dsSNPs", "_seed001_table81")
+register("seed001-tables8.2-8.3", "Santafe thesis Tables 8.2/8.3 and section 8.5.2: F_ST of EMA runs per r_C, "
+         "Mann-Whitney, marker-selection grid (HGDP-sized stand-in)", "_seed001_tables82_83")

@@ -1,0 +1,325 @@
+"""Genotype data: allele arrays, SNP dosage matrices and STRUCTURE files -> int32 allele codes.
+
+Every popgen estimator and function takes any of these inputs through :func:`as_genotypes`:
+
+* a :class:`Genotypes` (passed through);
+* a path to a STRUCTURE-format file (read with ``pgmpy_ext.io.read_structure``) or a ``StructureData``;
+* a 3-d array ``(individuals, loci, ploidy)`` of allele labels (any integers, e.g. microsatellite repeat lengths,
+  or strings such as ``"A"``); missing copies are ``-9``, ``-1``, ``None`` or NaN;
+* a 2-d array or DataFrame of SNP **dosages** (0..ploidy copies of the alternative allele; NaN or ``-9`` = missing
+  genotype). A DataFrame's columns name the loci and its index names the individuals.
+
+The codes are **variable-major** (spec 9.1): locus ``i``'s ``P`` copies are columns ``i*P .. i*P+P-1`` of the
+``(N, n_loci*P)`` int32 matrix, ``-1`` = missing copy, so the latent-class engine's ``ploidy`` layout reads them
+directly. Allele labels are kept per locus (sorted), and allele ``k`` of locus ``i`` is code ``k``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from pgmpy_ext.io import StructureData, read_structure, write_structure
+
+__all__ = ["Genotypes", "as_genotypes"]
+
+
+def _sort_labels(values) -> list:
+    try:
+        return sorted(set(values))
+    except TypeError:
+        return sorted(set(values), key=lambda v: (type(v).__name__, str(v)))
+
+
+@dataclass
+class Genotypes:
+    """Encoded genotypes of ``N`` individuals at ``n_loci`` loci with ``ploidy`` allele copies each.
+
+    Attributes
+    ----------
+    alleles : ndarray of int32 (N, n_loci, ploidy)
+        Allele codes, ``-1`` = missing copy; code ``k`` at locus ``i`` is ``allele_labels[i][k]``.
+    allele_labels : list of list
+        Per locus, the distinct observed allele labels in sorted order (Python scalars).
+    loci : list
+        Locus names.
+    individuals : ndarray (N,)
+        Individual labels (used in error messages and plots).
+    populations, locations : ndarray (N,) or None
+        Optional population / sampling-location labels (STRUCTURE's POPDATA / LOCDATA).
+    """
+
+    alleles: np.ndarray
+    allele_labels: list
+    loci: list
+    individuals: np.ndarray
+    populations: np.ndarray | None = None
+    locations: np.ndarray | None = None
+    _cards: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self):
+        self.alleles = np.ascontiguousarray(self.alleles, dtype=np.int32)
+        if self.alleles.ndim != 3:
+            raise ValueError(f"alleles must be (individuals, loci, ploidy), got shape {self.alleles.shape}.")
+        self._cards = np.array([len(lab) for lab in self.allele_labels], dtype=np.intp)
+        if len(self._cards) != self.alleles.shape[1] or len(self.loci) != self.alleles.shape[1]:
+            raise ValueError("allele_labels and loci need one entry per locus.")
+
+    @property
+    def n_individuals(self) -> int:
+        return self.alleles.shape[0]
+
+    @property
+    def n_loci(self) -> int:
+        return self.alleles.shape[1]
+
+    @property
+    def ploidy(self) -> int:
+        return self.alleles.shape[2]
+
+    @property
+    def cards(self) -> np.ndarray:
+        """Number of distinct observed alleles per locus, ``(n_loci,)`` intp."""
+        return self._cards.copy()
+
+    @property
+    def codes(self) -> np.ndarray:
+        """The variable-major ``(N, n_loci*ploidy)`` C-contiguous int32 code matrix (``-1`` = missing)."""
+        return self.alleles.reshape(self.n_individuals, -1)
+
+    @property
+    def polymorphic(self) -> np.ndarray:
+        """Boolean mask of loci with at least two observed alleles (spec 9.1: the others carry no information)."""
+        return self._cards >= 2
+
+    def allele_counts(self, *, impute: bool = True) -> np.ndarray:
+        """Per-individual allele counts, ``(N, sum(cards))`` float64 (locus-major blocks).
+
+        Missing copies are filled with the locus' mean allele frequency times the number of missing copies when
+        ``impute`` (the usual PCA input), else left out. For biallelic SNPs the second column of each block is
+        the 0..ploidy dosage.
+        """
+        offsets = np.concatenate([[0], np.cumsum(self._cards)])
+        out = np.zeros((self.n_individuals, int(offsets[-1])))
+        for i in range(self.n_loci):
+            a = self.alleles[:, i, :]
+            block = out[:, offsets[i]:offsets[i + 1]]
+            for k in range(self._cards[i]):
+                block[:, k] = (a == k).sum(axis=1)
+            if impute:
+                n_miss = (a < 0).sum(axis=1)
+                if n_miss.any():
+                    freq = block.sum(axis=0) / max(block.sum(), 1.0)
+                    block += n_miss[:, None] * freq[None, :]
+        return out
+
+    def subset(self, loci=None, individuals=None) -> Genotypes:
+        """A new Genotypes restricted to a locus mask/index list and/or an individual mask/index list.
+
+        Allele labels are re-derived, so a locus that becomes monomorphic has one label.
+        """
+        li = np.arange(self.n_loci) if loci is None else np.flatnonzero(_as_mask(loci, self.n_loci))
+        di = np.arange(self.n_individuals) if individuals is None else np.flatnonzero(
+            _as_mask(individuals, self.n_individuals))
+        raw = self.alleles[np.ix_(di, li)]
+        labels, new = [], np.full(raw.shape, -1, dtype=np.int32)
+        for t, i in enumerate(li):
+            present = np.unique(raw[:, t, :][raw[:, t, :] >= 0])
+            labels.append([self.allele_labels[i][k] for k in present])
+            lookup = np.full(max(self._cards[i], 1), -1, dtype=np.int32)
+            lookup[present] = np.arange(len(present), dtype=np.int32)
+            obs = raw[:, t, :] >= 0
+            new[:, t, :][obs] = lookup[raw[:, t, :][obs]]
+        def pick(v):
+            return (None if v is None else np.asarray(v)[di])
+        return Genotypes(new, labels, [self.loci[i] for i in li], np.asarray(self.individuals)[di],
+                         pick(self.populations), pick(self.locations))
+
+    def to_labels(self, missing=-9) -> np.ndarray:
+        """The ``(N, n_loci, ploidy)`` array of original allele labels (object dtype), ``missing`` where missing."""
+        out = np.empty(self.alleles.shape, dtype=object)
+        for i in range(self.n_loci):
+            lab = np.asarray(list(self.allele_labels[i]) + [missing], dtype=object)
+            out[:, i, :] = lab[self.alleles[:, i, :]]  # code -1 picks the appended missing value
+        return out
+
+    def to_structure(self, path, *, one_row_per_individual: bool = False, missing_code: int = -9) -> None:
+        """Write a STRUCTURE-format file (see ``pgmpy_ext.io.write_structure``)."""
+        write_structure(path, self.to_labels(missing_code), missing=self.alleles < 0, individuals=self.individuals,
+                        populations=self.populations, locations=self.locations, loci=self.loci,
+                        one_row_per_individual=one_row_per_individual, missing_code=missing_code)
+
+
+def _as_mask(sel, n: int) -> np.ndarray:
+    sel = np.asarray(sel)
+    if sel.dtype == bool:
+        if sel.shape != (n,):
+            raise ValueError(f"boolean mask has shape {sel.shape}, expected ({n},).")
+        return sel
+    mask = np.zeros(n, dtype=bool)
+    mask[sel.astype(np.intp)] = True
+    return mask
+
+
+def _is_missing_cell(v, missing_codes) -> bool:
+    if v is None:
+        return True
+    if isinstance(v, (float, np.floating)) and np.isnan(v):
+        return True
+    if isinstance(v, (int, np.integer, float, np.floating)) and v in missing_codes:
+        return True
+    return False
+
+
+def _from_labels(raw: np.ndarray, missing: np.ndarray, loci, individuals, populations, locations) -> Genotypes:
+    n, n_loci, ploidy = raw.shape
+    codes = np.full(raw.shape, -1, dtype=np.int32)
+    labels = []
+    for i in range(n_loci):
+        obs = ~missing[:, i, :]
+        vals = raw[:, i, :][obs]
+        if raw.dtype != object:
+            uniq, inv = np.unique(vals, return_inverse=True)
+            labels.append([v.item() for v in uniq])
+            codes[:, i, :][obs] = inv.astype(np.int32)
+        else:
+            py = [v.item() if isinstance(v, np.generic) else v for v in vals]
+            lab = _sort_labels(py)
+            index = {v: k for k, v in enumerate(lab)}
+            labels.append(lab)
+            codes[:, i, :][obs] = np.array([index[v] for v in py], dtype=np.int32)
+    if individuals is None:
+        individuals = np.arange(n)
+    return Genotypes(codes, labels, list(loci), np.asarray(individuals), populations, locations)
+
+
+def _check_individual_rows(g: Genotypes) -> None:
+    empty = np.flatnonzero((g.alleles < 0).all(axis=(1, 2)))
+    if len(empty):
+        raise ValueError(f"individual {g.individuals[empty[0]]!r} (row {empty[0]}) has every locus missing"
+                         f"{f' ({len(empty)} such individuals)' if len(empty) > 1 else ''}; it carries no "
+                         "information about its population. Drop it before fitting.")
+
+
+def as_genotypes(X, *, ploidy: int | None = None, loci=None, individuals=None, populations=None,
+                 missing_code: int = -9, allow_empty_individuals: bool = False) -> Genotypes:
+    """Convert any supported genotype input to :class:`Genotypes` (the caller's data are never modified).
+
+    Parameters
+    ----------
+    X : Genotypes, StructureData, str/path, array-like (N, loci, ploidy), or 2-d dosage array / DataFrame
+        See the module docstring. A 2-d input is read as dosages 0..ploidy (default ploidy 2); a SNP dosage
+        ``d`` becomes ``d`` copies of allele 1 and ``ploidy-d`` copies of allele 0 (phase is irrelevant to the
+        model, spec 9.1).
+    ploidy : int, optional
+        Expected allele copies per locus. A 3-d input or file with a different ploidy is an error.
+    loci, individuals, populations : sequence, optional
+        Locus names, individual labels and population labels (override what the input carries).
+    missing_code : int, default -9
+        Integer that marks a missing allele (``-1``, None and NaN are always missing too).
+    allow_empty_individuals : bool, default False
+        By default an individual with every locus missing is an error.
+
+    Returns
+    -------
+    Genotypes
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = as_genotypes(np.array([[0, 1, 2], [2, -9, 1]]))        # 2 diploid individuals x 3 SNPs
+    >>> g.codes
+    array([[ 0,  0,  1,  0,  1,  1],
+           [ 1,  1, -1, -1,  1,  0]], dtype=int32)
+    >>> g2 = as_genotypes(np.array([[[150, 152]], [[152, -9]]]))   # microsatellite repeat lengths
+    >>> g2.allele_labels, g2.cards
+    ([[150, 152]], array([2]))
+    """
+    if ploidy is not None and (not isinstance(ploidy, (int, np.integer)) or ploidy < 1):
+        raise ValueError(f"ploidy == {ploidy!r}, must be an integer >= 1.")
+    if isinstance(X, Genotypes):
+        g = X
+        if ploidy is not None and g.ploidy != ploidy:
+            raise ValueError(f"ploidy mismatch: the genotypes have {g.ploidy} allele copies per locus, ploidy="
+                             f"{ploidy} was requested. Pass ploidy={g.ploidy} or re-encode the data.")
+    elif isinstance(X, (str, os.PathLike, StructureData)):
+        s = X if isinstance(X, StructureData) else read_structure(X, ploidy=2 if ploidy is None else ploidy)
+        if ploidy is not None and s.ploidy != ploidy:
+            raise ValueError(f"ploidy mismatch: the STRUCTURE data have ploidy {s.ploidy}, ploidy={ploidy} was "
+                             "requested.")
+        g = _from_labels(s.alleles, s.missing, s.loci, s.individuals, s.populations, s.locations)
+    else:
+        frame_index = None
+        if isinstance(X, pd.DataFrame):
+            loci = list(X.columns) if loci is None else loci
+            frame_index = X.index.to_numpy()
+            arr = X.to_numpy()
+        else:
+            arr = np.asarray(X)
+        if arr.ndim == 3:
+            if ploidy is not None and arr.shape[2] != ploidy:
+                raise ValueError(f"ploidy mismatch: the allele array has shape {arr.shape} (last axis = ploidy "
+                                 f"{arr.shape[2]}) but ploidy={ploidy}. Pass ploidy={arr.shape[2]} or reshape the "
+                                 "array to (individuals, loci, ploidy).")
+            raw = arr.copy()
+            if raw.dtype.kind == "f":
+                miss = np.isnan(raw) | (raw == missing_code) | (raw == -1)
+                if np.any(raw[~miss] != np.round(raw[~miss])):
+                    bad = raw[~miss][raw[~miss] != np.round(raw[~miss])][0]
+                    raise ValueError(f"allele array has non-integer value {bad}; alleles are integer or string "
+                                     "labels.")
+                raw = np.where(miss, 0, raw).astype(np.int64)
+            elif raw.dtype.kind in "iu":
+                miss = (raw == missing_code) | (raw == -1)
+            else:
+                raw = raw.astype(object)
+                miss = np.vectorize(lambda v: _is_missing_cell(v, (missing_code, -1)), otypes=[bool])(raw)
+            if raw.dtype.kind in "iu" and np.any(raw[~miss] < 0):
+                d, i, _ = np.argwhere((raw < 0) & ~miss)[0]
+                raise ValueError(f"allele code out of range: {raw[d, i].tolist()} at individual row {d}, locus {i}; "
+                                 f"negative values other than the missing codes ({missing_code}, -1) are not "
+                                 "alleles.")
+            n_loci = arr.shape[1]
+        elif arr.ndim == 2:
+            p = 2 if ploidy is None else int(ploidy)
+            num = pd.DataFrame(arr).apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+            bad_type = np.isnan(num) & ~pd.isna(pd.DataFrame(arr)).to_numpy()
+            if bad_type.any():
+                d, i = np.argwhere(bad_type)[0]
+                raise TypeError(f"dosage matrix cell ({d}, {i}) holds {arr[d, i]!r}; dosages are numbers "
+                                f"0..{p} (NaN or {missing_code} = missing).")
+            miss_g = np.isnan(num) | (num == missing_code)
+            ok = ~miss_g
+            bad = ok & ((num < 0) | (num > p) | (num != np.round(num)))
+            if bad.any():
+                d, i = np.argwhere(bad)[0]
+                lab = frame_index[d] if frame_index is not None else d
+                raise ValueError(f"allele code out of range: dosage {num[d, i]} for individual {lab!r}, locus "
+                                 f"{i}; a dosage counts alternative alleles, 0..{p} for ploidy {p}. Pass the right "
+                                 f"ploidy, or a 3-d (individuals, loci, ploidy) array for multi-allelic loci.")
+            dose = np.where(ok, num, 0).astype(np.int64)
+            raw = (np.arange(p)[None, None, :] < dose[:, :, None]).astype(np.int64)
+            miss = np.repeat(miss_g[:, :, None], p, axis=2)
+            n_loci = arr.shape[1]
+        else:
+            raise ValueError(f"genotype input must be a 3-d allele array (individuals, loci, ploidy), a 2-d dosage "
+                             f"matrix, a DataFrame or a STRUCTURE file path; got an array with shape {arr.shape}.")
+        names = loci if loci is not None else [f"L{i}" for i in range(n_loci)]
+        g = _from_labels(raw, miss, names, frame_index if individuals is None else individuals, None, None)
+    if loci is not None and not isinstance(X, (np.ndarray, pd.DataFrame, list, tuple)):
+        g = Genotypes(g.alleles, g.allele_labels, list(loci), g.individuals, g.populations, g.locations)
+    if individuals is not None:
+        g = Genotypes(g.alleles, g.allele_labels, g.loci, np.asarray(individuals), g.populations, g.locations)
+    if populations is not None:
+        if len(populations) != g.n_individuals:
+            raise ValueError(f"populations has {len(populations)} labels, expected {g.n_individuals}.")
+        g = Genotypes(g.alleles, g.allele_labels, g.loci, g.individuals, np.asarray(populations), g.locations)
+    if len(g.loci) != g.n_loci or len(g.individuals) != g.n_individuals:
+        raise ValueError(f"got {len(g.loci)} locus names for {g.n_loci} loci and {len(g.individuals)} individual "
+                         f"labels for {g.n_individuals} individuals.")
+    if not allow_empty_individuals:
+        _check_individual_rows(g)
+    return g

@@ -1,0 +1,518 @@
+r"""``PopulationEMA``: population structure from genotypes with multi-start EMA (seed 001 chapter 8, spec 9.1-9.2),
+and ``choose_n_clusters`` (the F_ST criterion of section 8.2.2, spec 9.4).
+
+The model is the latent-class naive Bayes over **allele copies**: given the cluster (population) ``C = j``, every
+allele copy of every locus is drawn independently from the cluster's allele frequencies :math:`\theta_{ijk}`
+(Hardy-Weinberg and linkage equilibrium within a population, STRUCTURE's no-admixture model). The engine is the
+latent-class EMA of :mod:`pgmpy_ext.clustering` with ``ploidy`` code columns per locus sharing one parameter block
+and the missing-copy E step of eq. (8.1); there is no second implementation.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_scalar
+from sklearn.utils.validation import check_is_fitted
+
+from pgmpy_ext._compat import DiscreteBayesianNetwork
+from pgmpy_ext.clustering import (
+    LATENT_POLICIES,
+    combine_starts,
+    latent_class_data,
+    latent_class_single_start,
+    run_starts,
+)
+from pgmpy_ext.models import cpds_from_counts
+from pgmpy_ext.popgen._fst import FST_VARIANTS, fst_from_model, fst_reynolds
+from pgmpy_ext.popgen._genotypes import Genotypes, as_genotypes
+from pgmpy_ext.stats import MISSING_POLICIES, latent_class_log_joint
+from pgmpy_ext.utils import LOG_PROB_FLOOR, check_generator, check_option, log_normalize_rows, logsumexp_rows
+
+__all__ = ["NClustersResult", "PopulationEMA", "choose_n_clusters", "pca_kmeans_labels"]
+
+INITS = ("random", "pca-kmeans")
+
+
+def pca_kmeans_labels(genotypes, n_clusters: int, *, n_components: int | None = None, random_state=None,
+                      n_init: int = 10) -> np.ndarray:
+    """Hard labels from scikit-learn PCA + k-means on the allele-count matrix (the usual quick baseline).
+
+    The allele counts (missing copies filled with the locus mean, see ``Genotypes.allele_counts``) are centred and
+    scaled by :math:`\\sqrt{\\bar p(1-\\bar p)}` per allele column (Patterson, Price & Reich 2006), projected on
+    ``n_components`` principal components (default ``n_clusters - 1``, at least 1) and clustered with ``KMeans``.
+
+    Parameters
+    ----------
+    genotypes : any genotype input accepted by ``as_genotypes``
+    n_clusters : int
+    n_components : int, optional
+    random_state : None, int or numpy Generator
+    n_init : int, default 10
+        k-means restarts.
+
+    Returns
+    -------
+    ndarray of intp (n_individuals,)
+
+    Examples
+    --------
+    >>> from pgmpy_ext.datasets import make_balding_nichols
+    >>> a, pop = make_balding_nichols(n_individuals=60, n_populations=2, n_loci=200, fst=0.1, random_state=0)
+    >>> lab = pca_kmeans_labels(a, 2, random_state=0)
+    >>> float(max((lab == pop).mean(), (lab != pop).mean()))
+    1.0
+    """
+    from sklearn.cluster import KMeans
+
+    g = as_genotypes(genotypes, allow_empty_individuals=True)
+    rng = check_generator(random_state)
+    seed = int(rng.integers(2**31 - 1))
+    scores = _pca_scores(g, int(n_clusters), seed, n_components)
+    return KMeans(n_clusters=int(n_clusters), n_init=n_init, random_state=seed).fit_predict(scores).astype(np.intp)
+
+
+class PopulationEMA(ClusterMixin, BaseEstimator):
+    r"""Population structure by multi-start EMA over allele copies (seed 001 chapter 8).
+
+    The latent-class EMA of section 7.3.1 (spec 4.4) applied to genotypes: loci are the variables, alleles their
+    states, and the ``ploidy`` allele copies of a locus share one parameter block; a missing copy contributes its
+    expected counts :math:`q_{dj}\theta_{ijk}` (eq. 8.1, ``missing="impute"``, decision 18) or nothing
+    (``"ignore"``). Starts are combined by Best Choice (the thesis's chapter-8 policy) or averaged after Hungarian
+    alignment. Design decisions: ``docs/decisions/seed001-ema-popgen.md`` sections 9 and 12.
+
+    Parameters
+    ----------
+    n_clusters : int, default 2
+        Number of populations :math:`r_C`.
+    ploidy : int, default 2
+        Allele copies per locus; genotype inputs with another ploidy are rejected.
+    missing : {"impute", "ignore"}, default "impute"
+        Expected counts of a missing allele copy (decision 18).
+    init : {"random", "pca-kmeans"} or array-like (n_individuals,), default "random"
+        ``"random"``: Dirichlet(1) parameters per start (decision 7). ``"pca-kmeans"``: each start begins from the
+        labels of PCA + k-means (:func:`pca_kmeans_labels`, one k-means seed per start). An array: the same labels
+        for every start.
+    n_init : int, default 10
+        Starts (the thesis's ``m``: 1000 for the toy and SNP data, 500 for HGDP).
+    policy : {"best", "uniform", "averaging"}, default "best"
+        Multi-start policy (spec section 6); chapter 8 uses ``"best"``.
+    eps : float, default 0.01
+        Stop a start when no parameter changes by more than ``eps`` (L-infinity; decision 6).
+    alpha : float, default 1.0
+        Dirichlet pseudo-count per cell (bnclassify's ``smooth``, pgmpy's ``pseudo_counts``); must be > 0.
+    structure_prior : float, default 0.5
+        Prior probability of each arc ``C -> locus`` (0.5 = uniform over the selective structures, the thesis).
+    max_iter : int, default 1000
+    random_state : None, int or numpy Generator
+    n_jobs : int or None, default None
+        Parallel starts (joblib); the result does not depend on it.
+    show_progress : bool, default False
+        A progress bar over the starts.
+
+    Attributes
+    ----------
+    q_ : ndarray (n_individuals, n_clusters)
+        Membership :math:`q_{dj} = P(C = j \mid x^{(d)})`, read as admixture-like coefficients.
+    labels_ : ndarray of intp (n_individuals,)
+        ``argmax`` of ``q_``.
+    theta_ : ndarray (sum(cards_), n_clusters)
+        Allele frequencies per cluster, locus blocks stacked (rows ``offsets_[i] .. offsets_[i+1]-1``).
+    weights_ : ndarray (n_clusters,)
+        Cluster proportions :math:`\theta_{C-j}`.
+    arc_posterior_ : ndarray (n_loci_in_,)
+        Posterior of the arc ``C -> locus`` (the implicit relevance of every input locus); NaN for monomorphic loci.
+    loci_ : list
+        Names of the loci used (polymorphic ones; spec 9.1 drops loci with a single observed allele).
+    loci_mask_ : ndarray of bool (n_loci_in_,)
+    cards_, offsets_ : ndarray of intp
+        Observed alleles per used locus and their row offsets in ``theta_``.
+    allele_labels_ : list of list
+        The allele labels of every used locus (the states of ``model_``).
+    model_ : pgmpy DiscreteBayesianNetwork
+        Latent cluster node ``"cluster"`` (states ``0..K-1``) over one variable per used locus; built on first
+        access (pgmpy's ``add_cpds`` is quadratic in the number of loci) and cached.
+    log_likelihood_ : float
+        Observed-data log-likelihood (natural log) of the fitted parameters.
+    ll_trace_ : ndarray
+        Log-likelihood per iteration of the kept start.
+    start_log_likelihoods_ : ndarray (n_init,)
+    n_iter_ : int
+    converged_ : bool
+    degenerate_ : bool
+        EMA's trivial fixed point (spec 4.8).
+    fst_ : float
+        Reynolds' F_ST of the model (:func:`fst_from_model`, variant ``"reynolds1983"``).
+    n_individuals_, n_loci_in_ : int
+    populations_ : ndarray or None
+        Population labels carried by the input (e.g. POPDATA of a STRUCTURE file).
+
+    See Also
+    --------
+    pgmpy_ext.clustering.EMAClustering : the same engine on ordinary discrete data (ploidy 1).
+    select_markers, fst_reynolds, choose_n_clusters
+
+    Notes
+    -----
+    E step (8.1), with :math:`a_{dig}` the allele of copy ``g`` of locus ``i``:
+
+    .. math::
+        q_{dj} \propto \theta_{C-j} \prod_i \prod_{g\ \mathrm{observed}} \theta_{i j a_{dig}},\qquad
+        E N_{ijk} = \sum_d \sum_g \begin{cases} q_{dj} 1[a_{dig} = k] & \text{observed} \\
+        q_{dj}\theta_{ijk} & \text{missing} \end{cases}
+
+    and the MA step of spec 4.4 on these allele-copy counts.
+
+    References
+    ----------
+    Santafé, G. (2007). Bayesian model averaging of naive Bayes for clustering, chapter 8 (population genetics).
+
+    Examples
+    --------
+    >>> from pgmpy_ext.datasets import make_balding_nichols
+    >>> a, pop = make_balding_nichols(n_individuals=60, n_populations=2, n_loci=100, fst=0.1, missing_rate=0.05,
+    ...                               random_state=0)
+    >>> ema = PopulationEMA(n_clusters=2, n_init=3, random_state=0).fit(a)
+    >>> ema.q_.shape, float(max((ema.labels_ == pop).mean(), (ema.labels_ != pop).mean()))
+    ((60, 2), 1.0)
+    """
+
+    def __init__(self, n_clusters=2, *, ploidy=2, missing="impute", init="random", n_init=10, policy="best",
+                 eps=0.01, alpha=1.0, structure_prior=0.5, max_iter=1000, random_state=None, n_jobs=None,
+                 show_progress=False):
+        self.n_clusters = n_clusters
+        self.ploidy = ploidy
+        self.missing = missing
+        self.init = init
+        self.n_init = n_init
+        self.policy = policy
+        self.eps = eps
+        self.alpha = alpha
+        self.structure_prior = structure_prior
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.show_progress = show_progress
+
+    def _check_params(self):
+        check_scalar(self.n_clusters, "n_clusters", numbers.Integral, min_val=1)
+        check_scalar(self.ploidy, "ploidy", numbers.Integral, min_val=1)
+        check_scalar(self.n_init, "n_init", numbers.Integral, min_val=1)
+        check_scalar(self.max_iter, "max_iter", numbers.Integral, min_val=0)
+        check_scalar(self.eps, "eps", numbers.Real, min_val=0.0)
+        check_scalar(self.alpha, "alpha", numbers.Real)
+        if not self.alpha > 0:
+            raise ValueError(f"alpha == {self.alpha}, must be > 0 (EMA's marginal likelihoods are Dirichlet "
+                             "integrals).")
+        check_scalar(self.structure_prior, "structure_prior", numbers.Real, min_val=0.0, max_val=1.0)
+        check_option(self.missing, "missing", MISSING_POLICIES)
+        check_option(self.policy, "policy", LATENT_POLICIES)
+        if isinstance(self.init, str):
+            check_option(self.init, "init", INITS)
+
+    # ------------------------------------------------------------------ fit
+    def _single_start(self, data, init_fn, rng: np.random.Generator):
+        init = init_fn(rng)
+        return latent_class_single_start(data, int(self.n_clusters), rng, method="ema", alpha=float(self.alpha),
+                                         structure_prior=float(self.structure_prior), eps=float(self.eps), tol=None,
+                                         max_iter=int(self.max_iter), init=init, missing=self.missing)
+
+    def fit(self, X, y=None):
+        """Cluster the individuals of ``X``.
+
+        Parameters
+        ----------
+        X : genotypes
+            A ``Genotypes``, a STRUCTURE file path, an (individuals, loci, ploidy) allele array or a 0..ploidy
+            dosage matrix / DataFrame (see ``as_genotypes``). Missing alleles allowed.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        g = as_genotypes(X, ploidy=int(self.ploidy))
+        K = int(self.n_clusters)
+        mask = g.polymorphic
+        if not mask.any():
+            raise ValueError("every locus is monomorphic (a single observed allele); there is nothing to cluster on.")
+        gu = g.subset(loci=mask) if not mask.all() else g
+        if (gu.alleles < 0).all(axis=(1, 2)).any():
+            d = int(np.flatnonzero((gu.alleles < 0).all(axis=(1, 2)))[0])
+            raise ValueError(f"individual {g.individuals[d]!r} has every polymorphic locus missing; drop it before "
+                             "fitting.")
+        data = latent_class_data(gu.codes, gu.cards, ploidy=gu.ploidy, row_labels=list(g.individuals))
+        if K > len(data.weights):
+            raise ValueError(f"n_clusters == {K} exceeds the {len(data.weights)} distinct genotypes of the "
+                             f"{g.n_individuals} individuals; use at most {len(data.weights)} clusters.")
+        rng = check_generator(self.random_state)
+        if isinstance(self.init, str) and self.init == "random":
+            init_fn = _RandomInit()
+        elif isinstance(self.init, str):
+            init_fn = _PCAKMeansInit(_pca_scores(gu, K, int(rng.integers(2**31 - 1))), K)
+        else:
+            labels = np.asarray(self.init)
+            if labels.shape != (g.n_individuals,) or not np.issubdtype(labels.dtype, np.integer) \
+                    or labels.min() < 0 or labels.max() >= K:
+                raise ValueError(f"init labels must be {g.n_individuals} integers in 0..{K - 1}; got an array of "
+                                 f"shape {labels.shape}.")
+            init_fn = _FixedInit(labels.astype(np.intp))
+        starts, scores, best = run_starts(partial(self._single_start, data, init_fn), int(self.n_init), rng,
+                                          lambda s: s.loglik, n_jobs=self.n_jobs, show_progress=self.show_progress,
+                                          desc="PopulationEMA starts")
+        result = combine_starts(data, starts, self.policy, missing=self.missing)
+        self.n_individuals_ = g.n_individuals
+        self.n_loci_in_ = g.n_loci
+        self.loci_mask_ = mask
+        self.loci_ = list(gu.loci)
+        self.cards_ = gu.cards
+        self.offsets_ = np.concatenate([[0], np.cumsum(self.cards_)]).astype(np.intp)
+        self.allele_labels_ = [list(lab) for lab in gu.allele_labels]
+        self.populations_ = g.populations
+        self.individuals_ = g.individuals
+        self.theta_ = result.theta
+        self.weights_ = result.weights
+        self.q_ = result.resp[data.inverse]
+        self.labels_ = np.argmax(self.q_, axis=1).astype(np.intp)
+        arc = np.full(g.n_loci, np.nan)
+        arc[mask] = result.arc_posterior
+        self.arc_posterior_ = arc
+        self.log_likelihood_ = float(result.loglik)
+        self.ll_trace_ = np.asarray(result.ll_trace)
+        self.start_log_likelihoods_ = np.asarray(scores)
+        self.n_iter_ = int(result.n_iter)
+        self.converged_ = bool(result.converged)
+        self.degenerate_ = bool(result.degenerate)
+        self._layout_ = data.layout(K)
+        with np.errstate(divide="ignore"):
+            self._log_theta_ = np.maximum(np.log(self.theta_), LOG_PROB_FLOOR)
+            self._log_prior_ = np.maximum(np.log(self.weights_), LOG_PROB_FLOOR)
+        nonempty = self.weights_ * self.n_individuals_ > 0.5
+        self.fst_ = (fst_from_model(self.theta_, self.weights_, self.cards_, self.n_individuals_)
+                     if nonempty.sum() >= 2 else float("nan"))
+        if not self.converged_:
+            warnings.warn(f"PopulationEMA did not converge in max_iter={self.max_iter} iterations; increase max_iter "
+                          "or eps.", ConvergenceWarning, stacklevel=2)
+        self.__dict__.pop("_model", None)  # model_ is built on first access (see the property)
+        return self
+
+    @property
+    def model_(self) -> DiscreteBayesianNetwork:
+        """The fitted pgmpy network, built on first access and cached.
+
+        Built lazily because pgmpy's ``add_cpds`` is quadratic in the number of CPDs (about 1 s for 2,000 loci,
+        20 s for 10,000); everything ``fit`` itself needs is in numpy arrays."""
+        if "_model" not in self.__dict__:
+            if "_layout_" not in self.__dict__:
+                raise AttributeError("model_ is set by fit; this PopulationEMA is not fitted yet.")
+            self._model = self._build_model()
+        return self._model
+
+    def _build_model(self) -> DiscreteBayesianNetwork:
+        names = [str(x) for x in self.loci_]
+        if len(set(names)) != len(names):
+            names = [f"{x}_{i}" for i, x in enumerate(names)]
+        C = "cluster"
+        while C in names:
+            C += "_"
+        self.cluster_node_ = C
+        lay = self._layout_
+        states = {C: list(range(int(self.n_clusters))), **dict(zip(names, self.allele_labels_))}
+        parents = {C: [], **{n: [C] for n in names}}
+        tables = {C: self.weights_, **{n: lay.block_at(self.theta_.ravel(), v) for v, n in enumerate(names)}}
+        model = DiscreteBayesianNetwork([(C, n) for n in names], latents={C})
+        model.add_nodes_from([C])
+        model.add_cpds(*cpds_from_counts(tables, parents, states, alpha=0.0))
+        return model
+
+    # ------------------------------------------------------------------ predict
+    def _codes(self, X) -> np.ndarray:
+        """Codes of new genotypes in the fitted loci and allele labels (unseen alleles -> missing)."""
+        g = as_genotypes(X, ploidy=int(self.ploidy), allow_empty_individuals=True)
+        if g.n_loci != self.n_loci_in_:
+            raise ValueError(f"X has {g.n_loci} loci, the model was fitted on {self.n_loci_in_}.")
+        used = np.flatnonzero(self.loci_mask_)
+        out = np.full((g.n_individuals, len(used), g.ploidy), -1, dtype=np.int32)
+        for t, i in enumerate(used):
+            fitted = {lab: k for k, lab in enumerate(self.allele_labels_[t])}
+            lookup = np.array([fitted.get(lab, -1) for lab in g.allele_labels[i]] + [-1], dtype=np.int32)
+            out[:, t, :] = lookup[g.alleles[:, i, :]]
+        return out.reshape(g.n_individuals, -1)
+
+    def predict_joint_log_proba(self, X) -> np.ndarray:
+        """``log p(x_observed, C = j)`` per individual, (n_individuals, n_clusters)."""
+        check_is_fitted(self)
+        return latent_class_log_joint(self._layout_, self._codes(X), self._log_theta_, self._log_prior_)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Memberships of new individuals (missing and unseen alleles summed out)."""
+        check_is_fitted(self)
+        return np.exp(log_normalize_rows(self.predict_joint_log_proba(X)))
+
+    def predict(self, X) -> np.ndarray:
+        """Most probable cluster of each individual (ties: the smallest index)."""
+        check_is_fitted(self)
+        return np.argmax(self.predict_joint_log_proba(X), axis=1).astype(np.intp)
+
+    def score(self, X, y=None) -> float:
+        """Mean log-likelihood per individual (natural log)."""
+        check_is_fitted(self)
+        return float(np.mean(logsumexp_rows(self.predict_joint_log_proba(X))))
+
+    def fst(self, X=None, *, loci=None, variant: str = "reynolds1983") -> float:
+        """Reynolds' F_ST of the clustering: from the model's frequencies (``X`` None) or re-estimated from the
+        memberships ``q_`` on genotypes ``X`` (e.g. on other loci than those clustered on, decision 22)."""
+        check_is_fitted(self)
+        check_option(variant, "variant", FST_VARIANTS)
+        if X is None:
+            return fst_from_model(self.theta_, self.weights_, self.cards_, self.n_individuals_, loci=loci,
+                                  variant=variant)
+        return fst_reynolds(X, self.q_, loci=loci, variant=variant)
+
+
+class _RandomInit:
+    def __call__(self, rng):
+        return "random"
+
+
+class _FixedInit:
+    def __init__(self, labels):
+        self.labels = labels
+
+    def __call__(self, rng):
+        return self.labels
+
+
+def _pca_scores(g: Genotypes, K: int, seed: int, n_components: int | None = None) -> np.ndarray:
+    from sklearn.decomposition import PCA
+
+    X = g.allele_counts(impute=True)
+    freq = X.mean(axis=0) / g.ploidy
+    keep = (freq > 0) & (freq < 1)
+    X = (X[:, keep] - X[:, keep].mean(axis=0)) / np.sqrt(freq[keep] * (1 - freq[keep]))
+    k = max(K - 1, 1) if n_components is None else int(n_components)
+    k = max(1, min(k, X.shape[0] - 1, X.shape[1]))
+    return PCA(n_components=k, svd_solver="randomized" if min(X.shape) > 500 else "full",
+               random_state=seed).fit_transform(X)
+
+
+class _PCAKMeansInit:
+    """One k-means run (its seed drawn from the start's generator) on PCA scores computed once per fit."""
+
+    def __init__(self, scores, K):
+        self.scores, self.K = scores, K
+
+    def __call__(self, rng):
+        from sklearn.cluster import KMeans
+
+        km = KMeans(n_clusters=self.K, n_init=1, random_state=int(rng.integers(2**31 - 1)))
+        return km.fit_predict(self.scores).astype(np.intp)
+
+
+@dataclass
+class NClustersResult:
+    """Result of :func:`choose_n_clusters`.
+
+    Attributes
+    ----------
+    candidates : list of int
+    fst : dict
+        ``{K: ndarray (n_runs,)}`` F_ST of every run.
+    mean_fst : dict
+        ``{K: float}``.
+    p_values : dict
+        ``{(K, K_next): float}`` two-sided Mann-Whitney U p-values between neighbouring candidates.
+    n_nonempty : dict
+        ``{K: ndarray (n_runs,)}`` clusters with at least one individual assigned (diagnostic, spec 9.4).
+    best : int
+        Candidate of highest mean F_ST.
+    models : dict
+        ``{K: list of fitted PopulationEMA}`` when ``keep_models``.
+    """
+
+    candidates: list
+    fst: dict
+    mean_fst: dict
+    p_values: dict
+    n_nonempty: dict
+    best: int
+    models: dict
+
+
+def choose_n_clusters(X, candidates=(2, 3, 4), *, n_runs: int = 10, fst_from: str = "model",
+                      variant: str = "reynolds1983", fst_loci=None, keep_models: bool = False, random_state=None,
+                      **params) -> NClustersResult:
+    """Choose the number of populations by Reynolds' F_ST (seed 001 section 8.2.2, spec 9.4).
+
+    For each candidate ``K``, ``n_runs`` independent multi-start ``PopulationEMA`` fits (each with ``n_init``
+    starts); the F_ST of each fit; the mean per ``K`` (higher = more differentiated clusters) and two-sided
+    Mann-Whitney U tests between neighbouring candidates.
+
+    Parameters
+    ----------
+    X : genotypes (any input accepted by ``as_genotypes``)
+    candidates : sequence of int, default (2, 3, 4)
+    n_runs : int, default 10
+    fst_from : {"model", "memberships"}, default "model"
+        F_ST from the fitted allele frequencies (the thesis) or re-estimated from the memberships on the genotypes
+        (decision 22; needed for ``fst_loci``).
+    variant : {"reynolds1983", "thesis_as_printed"}, default "reynolds1983"
+    fst_loci : mask or index list, optional
+        Loci for F_ST (``fst_from="memberships"`` only), e.g. the microsatellites of HGDP.
+    keep_models : bool, default False
+    random_state : None, int or numpy Generator
+        Every run gets a spawned child generator.
+    **params
+        Passed to ``PopulationEMA`` (``n_init``, ``ploidy``, ``missing``, ``init``, ``n_jobs``, ...).
+
+    Returns
+    -------
+    NClustersResult
+
+    Examples
+    --------
+    >>> from pgmpy_ext.datasets import make_balding_nichols
+    >>> a, pop = make_balding_nichols(n_individuals=60, n_populations=2, n_loci=60, fst=0.1, random_state=0)
+    >>> res = choose_n_clusters(a, [2, 3], n_runs=2, n_init=2, random_state=0)
+    >>> sorted(res.mean_fst), (2, 3) in res.p_values
+    ([2, 3], True)
+    """
+    from scipy.stats import mannwhitneyu
+
+    check_option(fst_from, "fst_from", ("model", "memberships"))
+    check_option(variant, "variant", FST_VARIANTS)
+    if fst_loci is not None and fst_from != "memberships":
+        raise ValueError("fst_loci needs fst_from='memberships' (the model only has the loci it was fitted on).")
+    candidates = [int(k) for k in candidates]
+    if not candidates or min(candidates) < 2:
+        raise ValueError(f"candidates must be numbers of clusters >= 2, got {candidates}.")
+    g = as_genotypes(X, ploidy=params.get("ploidy", 2))
+    children = check_generator(random_state).spawn(len(candidates) * int(n_runs))
+    fst, nonempty, models = {}, {}, {}
+    for c, K in enumerate(candidates):
+        vals, ne, ms = [], [], []
+        for r in range(int(n_runs)):
+            est = PopulationEMA(n_clusters=K, random_state=children[c * int(n_runs) + r], **params).fit(g)
+            ne.append(len(np.unique(est.labels_)))
+            if fst_from == "model":
+                vals.append(est.fst(variant=variant) if ne[-1] >= 2 else float("nan"))
+            else:
+                vals.append(fst_reynolds(g, est.q_, loci=fst_loci, variant=variant))
+            if keep_models:
+                ms.append(est)
+        fst[K], nonempty[K], models[K] = np.asarray(vals), np.asarray(ne), ms
+    mean = {K: float(np.nanmean(v)) if np.isfinite(v).any() else float("nan") for K, v in fst.items()}
+    pvals = {}
+    for a, b in zip(candidates[:-1], candidates[1:]):
+        x, y = fst[a][np.isfinite(fst[a])], fst[b][np.isfinite(fst[b])]
+        pvals[(a, b)] = float(mannwhitneyu(x, y, alternative="two-sided").pvalue) if len(x) and len(y) else np.nan
+    finite = {K: m for K, m in mean.items() if np.isfinite(m)}
+    best = max(finite, key=lambda K: (finite[K], -K)) if finite else candidates[0]
+    return NClustersResult(candidates, fst, mean, pvals, nonempty, best, models if keep_models else {})
