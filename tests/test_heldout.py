@@ -36,7 +36,7 @@ from pgmpy_ext.preprocessing import EqualFrequencyDiscretizer, EqualWidthDiscret
 
 CLASSIFIERS = ["NaiveBayesClassifier", "TANClassifier", "FANClassifier", "KDBClassifier", "BANClassifier",
                "SelectiveNBClassifier", "SBNClassifier", "ABNClassifier", "CLMultinetClassifier", "CTANClassifier",
-               "StructuralTMClassifier"]
+               "StructuralTMClassifier", "K2Classifier"]
 DISCRETISERS = {"raw": None, "MDLP": MDLPDiscretizer, "EqualWidth": EqualWidthDiscretizer,
                 "EqualFrequency": EqualFrequencyDiscretizer}
 #: learners whose structure search needs complete training data: on masked data they refuse at fit, clearly
