@@ -31,10 +31,11 @@ def _check(const code_t[:, ::1] X, const float64_t[::1] w, const intp_t[::1] col
             raise ValueError(f"col_var[{c}] = {col_var[c]} is not a variable index in [0, {n_vars}).")
 
 
-cdef inline double _gather(const code_t* x, intp_t m, const intp_t* col_var, const intp_t* offsets,
+cdef inline double _gather(const code_t* x, intp_t m, const intp_t* col_off,
                            const float64_t* log_theta, const float64_t* log_prior, intp_t K,
                            double* L) noexcept nogil:
-    """L[j] = log_prior[j] + sum over observed columns of log_theta[offsets[v] + x, j]; returns log sum_j exp L[j]."""
+    """L[j] = log_prior[j] + sum over observed columns c of log_theta[col_off[c] + x_c, j] (col_off[c] = the first
+    row of column c's variable); returns log sum_j exp L[j]."""
     cdef intp_t c, j
     cdef code_t xc
     cdef const float64_t* row
@@ -45,7 +46,7 @@ cdef inline double _gather(const code_t* x, intp_t m, const intp_t* col_var, con
         xc = x[c]
         if xc < 0:
             continue
-        row = log_theta + (offsets[col_var[c]] + xc) * K
+        row = log_theta + (col_off[c] + xc) * K
         for j in range(K):
             L[j] += row[j]
     for j in range(K):
@@ -89,50 +90,134 @@ def latent_class_estep(const code_t[:, ::1] X,            # IN  (N, M) codes, -1
             raise ValueError(f"counts must be ({R}, {K}) and cluster_counts ({K},).")
         if impute and (theta.shape[0] != R or theta.shape[1] != K):
             raise ValueError(f"theta must be ({R}, {K}) to impute missing cells.")
-    L_buf = __import__("numpy").empty(max(K, 1), dtype="float64")
-    cdef double[::1] L = L_buf
-    cdef intp_t d, c, j, k, v, r0, r1
+    np = __import__("numpy")
+    # Rows are processed in tiles of T, columns in blocks of B: while a block's parameter rows sit in cache, every row
+    # of the tile gathers from (and later scatters into) them. One block when the whole table is small (alarm); 64
+    # columns per block when it is large (thousands of loci). The sums per (row, cluster) still run over the columns
+    # in order, so the posteriors and the log-likelihood do not depend on the tiling.
+    cdef intp_t T = 64
+    cdef intp_t B = m if R * K * 8 <= 65536 else 64
+    L_buf = np.empty(max(T * K, 1), dtype="float64")
+    cdef double[::1] Lt = L_buf
+    cdef intp_t[::1] col_off = np.ascontiguousarray(np.asarray(offsets)[np.asarray(col_var)], dtype=np.intp)
+    cdef intp_t d, d0, d1, b0, b1, c, j, k, v, r0, r1
     cdef code_t xc
-    cdef double lse, total = 0.0, wd, qw
+    cdef double lse, total = 0.0, wd, mx, sm, a0, a1, a2, a3
     cdef intp_t n_zero = 0
+    cdef double* Ld
     cdef float64_t* crow
     cdef const float64_t* trow
+    cdef const float64_t* lrow
     with nogil:
-        for d in range(n):
-            lse = _gather(&X[d, 0], m, &col_var[0], &offsets[0], &log_theta[0, 0], &log_prior[0], K, &L[0])
-            wd = w[d]
-            if lse == -INFINITY:
-                n_zero += 1
-                total += -INFINITY if wd > 0 else 0.0
+        d0 = 0
+        while d0 < n:
+            d1 = min(n, d0 + T)
+            for d in range(d0, d1):
+                Ld = &Lt[(d - d0) * K]
                 for j in range(K):
-                    L[j] = 1.0 / K
-            else:
-                total += wd * lse
-                for j in range(K):
-                    L[j] = exp(L[j] - lse)
-            if want_resp:
-                for j in range(K):
-                    resp[d, j] = L[j]
-            if not do_counts or wd == 0.0:
-                continue
-            for j in range(K):
-                L[j] *= wd  # w_d q_dj, scattered below
-                cluster_counts[j] += L[j]
-            for c in range(m):
-                xc = X[d, c]
-                v = col_var[c]
-                if xc >= 0:
-                    crow = &counts[offsets[v] + xc, 0]
-                    for j in range(K):
-                        crow[j] += L[j]
-                elif impute:
-                    r0 = offsets[v]
-                    r1 = offsets[v + 1]
-                    for k in range(r0, r1):
-                        crow = &counts[k, 0]
-                        trow = &theta[k, 0]
+                    Ld[j] = log_prior[j]
+            b0 = 0
+            while b0 < m:  # gather: L[d, j] += log theta[col_off[c] + x_dc, j]
+                b1 = min(m, b0 + B)
+                for d in range(d0, d1):
+                    Ld = &Lt[(d - d0) * K]
+                    if K <= 4:  # accumulate in registers (the generic loop reloads Ld[j] for every cell)
+                        a0 = Ld[0]
+                        a1 = Ld[1] if K > 1 else 0.0
+                        a2 = Ld[2] if K > 2 else 0.0
+                        a3 = Ld[3] if K > 3 else 0.0
+                        for c in range(b0, b1):
+                            xc = X[d, c]
+                            if xc < 0:
+                                continue
+                            lrow = &log_theta[0, 0] + (col_off[c] + xc) * K
+                            a0 += lrow[0]
+                            if K > 1:
+                                a1 += lrow[1]
+                                if K > 2:
+                                    a2 += lrow[2]
+                                    if K > 3:
+                                        a3 += lrow[3]
+                        Ld[0] = a0
+                        if K > 1:
+                            Ld[1] = a1
+                        if K > 2:
+                            Ld[2] = a2
+                        if K > 3:
+                            Ld[3] = a3
+                        continue
+                    for c in range(b0, b1):
+                        xc = X[d, c]
+                        if xc < 0:
+                            continue
+                        lrow = &log_theta[0, 0] + (col_off[c] + xc) * K
                         for j in range(K):
-                            crow[j] += L[j] * trow[j]
+                            Ld[j] += lrow[j]
+                b0 = b1
+            for d in range(d0, d1):  # normalise: posteriors, log-likelihood; then w_d q_dj kept in L for the scatter
+                Ld = &Lt[(d - d0) * K]
+                wd = w[d]
+                mx = -INFINITY
+                for j in range(K):
+                    if Ld[j] > mx:
+                        mx = Ld[j]
+                if mx == -INFINITY:
+                    n_zero += 1
+                    total += -INFINITY if wd > 0 else 0.0
+                    for j in range(K):
+                        Ld[j] = 1.0 / K
+                else:
+                    sm = 0.0
+                    for j in range(K):
+                        sm += exp(Ld[j] - mx)
+                    lse = mx + log(sm)
+                    total += wd * lse
+                    for j in range(K):
+                        Ld[j] = exp(Ld[j] - lse)
+                if want_resp:
+                    for j in range(K):
+                        resp[d, j] = Ld[j]
+                for j in range(K):
+                    Ld[j] *= wd
+                    if do_counts:
+                        cluster_counts[j] += Ld[j]
+            b0 = 0
+            while do_counts and b0 < m:  # scatter: counts[col_off[c] + x_dc, j] += w_d q_dj (missing: x theta)
+                b1 = min(m, b0 + B)
+                for d in range(d0, d1):
+                    if w[d] == 0.0:
+                        continue
+                    Ld = &Lt[(d - d0) * K]
+                    a0 = Ld[0]
+                    a1 = Ld[1] if K > 1 else 0.0
+                    a2 = Ld[2] if K > 2 else 0.0
+                    a3 = Ld[3] if K > 3 else 0.0
+                    for c in range(b0, b1):
+                        xc = X[d, c]
+                        if xc >= 0:
+                            crow = &counts[col_off[c] + xc, 0]
+                            if K <= 4:  # the weights in registers (the generic loop reloads Ld[j] per cell)
+                                crow[0] += a0
+                                if K > 1:
+                                    crow[1] += a1
+                                    if K > 2:
+                                        crow[2] += a2
+                                        if K > 3:
+                                            crow[3] += a3
+                            else:
+                                for j in range(K):
+                                    crow[j] += Ld[j]
+                        elif impute:
+                            v = col_var[c]
+                            r0 = offsets[v]
+                            r1 = offsets[v + 1]
+                            for k in range(r0, r1):
+                                crow = &counts[k, 0]
+                                trow = &theta[k, 0]
+                                for j in range(K):
+                                    crow[j] += Ld[j] * trow[j]
+                b0 = b1
+            d0 = d1
     return total, n_zero
 
 
@@ -146,9 +231,16 @@ def latent_class_log_joint(const code_t[:, ::1] X,            # IN  (N, M) codes
     cdef intp_t n = X.shape[0], m = X.shape[1], K = log_prior.shape[0]
     if out.shape[0] != n or out.shape[1] != K:
         raise ValueError(f"out must have shape ({n}, {K}).")
-    _check(X, __import__("numpy").ones(n), col_var, offsets, log_theta, log_prior)
-    cdef intp_t d
+    np = __import__("numpy")
+    _check(X, np.ones(n), col_var, offsets, log_theta, log_prior)
+    cdef intp_t[::1] col_off = np.ascontiguousarray(np.asarray(offsets)[np.asarray(col_var)], dtype=np.intp)
+    cdef intp_t d, j
+    if n == 0 or m == 0:
+        for d in range(n):
+            for j in range(K):
+                out[d, j] = log_prior[j]
+        return None
     with nogil:
         for d in range(n):
-            _gather(&X[d, 0], m, &col_var[0], &offsets[0], &log_theta[0, 0], &log_prior[0], K, &out[d, 0])
+            _gather(&X[d, 0], m, &col_off[0], &log_theta[0, 0], &log_prior[0], K, &out[d, 0])
     return None
