@@ -24,7 +24,14 @@ from pgmpy_ext.data import DiscreteInputMixin, EncodedData, encode
 from pgmpy_ext.models import multinet_to_network
 from pgmpy_ext.utils import check_generator, log_normalize_rows, logsumexp_rows
 
-__all__ = ["BaseBNMixture", "run_starts"]
+__all__ = ["BaseBNMixture", "check_clusters_fit_rows", "run_starts"]
+
+
+def check_clusters_fit_rows(n_clusters: int, n_distinct: int, what: str = "distinct rows of X") -> None:
+    """Refuse more clusters than distinct rows (a mixture cannot give each cluster its own row pattern)."""
+    if int(n_clusters) > int(n_distinct):
+        raise ValueError(f"n_clusters == {n_clusters} is more than the {n_distinct} {what}; use at most that many "
+                         "clusters.")
 
 
 def run_starts(single_start: Callable, n_init: int, random_state, score: Callable, *, n_jobs: int | None = None,
@@ -183,14 +190,18 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         message = self._not_converged_message(result)
         if message is not None:
             warnings.warn(message, ConvergenceWarning, stacklevel=2)
-        cluster = "cluster"
-        while cluster in self.encoder_.columns:
-            cluster += "_"
-        self.cluster_node_ = cluster
+        self._name_cluster_node()
         for stale in ("model_", "models_"):  # a refit may switch between one network and a multinet
             self.__dict__.pop(stale, None)
         self._build_models()  # pgmpy objects last
         return self
+
+    def _name_cluster_node(self) -> None:
+        """``cluster_node_``: ``"cluster"``, with underscores appended while a feature has that name."""
+        cluster = "cluster"
+        while cluster in self.encoder_.columns:
+            cluster += "_"
+        self.cluster_node_ = cluster
 
     def fit_predict(self, X, y=None) -> np.ndarray:
         """Fit, then return ``labels_`` (the training partition of the best start)."""

@@ -414,10 +414,7 @@ class BruteForceSNBAveraging(BaseBNMixture):
         self.structure_posterior_ = res.posterior
         self.weights_ = res.posterior @ res.weights
         self.labels_ = np.argmax(res.log_joint(codes), axis=1).astype(np.intp)
-        cluster = "cluster"
-        while cluster in self.encoder_.columns:
-            cluster += "_"
-        self.cluster_node_ = cluster
+        self._name_cluster_node()
         self._build_models()
         return self
 

@@ -27,7 +27,7 @@ from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD
-from pgmpy_ext.clustering._base import BaseBNMixture
+from pgmpy_ext.clustering._base import BaseBNMixture, check_clusters_fit_rows
 from pgmpy_ext.clustering._ematan import MODEL_MAX_CPD_SIZE, _check_order, random_nb_resp
 from pgmpy_ext.data import EncodedData
 from pgmpy_ext.models import (
@@ -243,9 +243,7 @@ class EMTANClustering(BaseBNMixture):
 
     def _prepare_starts(self, data: EncodedData) -> EMTANData:
         prepared = prepare_emtan(data.codes, data.cards, int(self.n_clusters), float(self.alpha))
-        if prepared.codes.shape[0] < int(self.n_clusters):
-            raise ValueError(f"n_clusters == {self.n_clusters} is more than the {prepared.codes.shape[0]} distinct "
-                             "rows of X; use at most that many clusters.")
+        check_clusters_fit_rows(self.n_clusters, prepared.codes.shape[0])
         self._prepared_ = prepared
         return prepared
 
@@ -498,9 +496,7 @@ class EMCompleteBNClustering(BaseBNMixture):
             order = check_generator(self.random_state).permutation(len(columns)).astype(np.intp)
         prepared = prepare_complete_bn(data.codes, data.cards, int(self.n_clusters), order=order,
                                        alpha=float(self.alpha))
-        if prepared.codes.shape[0] < int(self.n_clusters):
-            raise ValueError(f"n_clusters == {self.n_clusters} is more than the {prepared.codes.shape[0]} distinct "
-                             "rows of X; use at most that many clusters.")
+        check_clusters_fit_rows(self.n_clusters, prepared.codes.shape[0])
         self._prepared_ = prepared
         return prepared
 

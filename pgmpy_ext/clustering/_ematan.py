@@ -18,7 +18,7 @@ from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
-from pgmpy_ext.clustering._base import BaseBNMixture
+from pgmpy_ext.clustering._base import BaseBNMixture, check_clusters_fit_rows
 from pgmpy_ext.clustering._latent import align_starts
 from pgmpy_ext.data import EncodedData
 from pgmpy_ext.models import MAX_COMPLETE_CPD_SIZE, AveragedTANModel
@@ -414,9 +414,7 @@ class EMATANClustering(BaseBNMixture):
             # do not depend on this draw
             order = check_generator(self.random_state).permutation(len(columns)).astype(np.intp)
         prepared = prepare_ematan(data.codes, data.cards, K, order=order, alpha=float(self.alpha))
-        if prepared.codes.shape[0] < K:
-            raise ValueError(f"n_clusters == {K} is more than the {prepared.codes.shape[0]} distinct rows of X; use "
-                             "at most that many clusters.")
+        check_clusters_fit_rows(K, prepared.codes.shape[0])
         return prepared
 
     def _single_start(self, prepared: EMATANData, rng: np.random.Generator) -> EMATANStart:

@@ -12,7 +12,7 @@ from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
-from pgmpy_ext.clustering._base import BaseBNMixture, run_starts
+from pgmpy_ext.clustering._base import BaseBNMixture, check_clusters_fit_rows, run_starts
 from pgmpy_ext.clustering._latent import (
     LATENT_COMBINES,
     LATENT_POLICIES,
@@ -60,10 +60,7 @@ class _LatentClassBase(BaseBNMixture):
 
     def _prepare_starts(self, data) -> LatentClassData:
         prepared = latent_class_data(data.codes, data.cards, row_labels=self._fit_index_)
-        n_distinct = len(prepared.weights)
-        if int(self.n_clusters) > n_distinct:
-            raise ValueError(f"n_clusters == {self.n_clusters} exceeds the {n_distinct} distinct rows of X; "
-                             "use at most as many clusters as distinct rows.")
+        check_clusters_fit_rows(self.n_clusters, len(prepared.weights))
         return prepared
 
     def _start_options(self) -> dict:
@@ -172,10 +169,7 @@ class _LatentClassBase(BaseBNMixture):
         message = self._not_converged_message(result)
         if message is not None:
             warnings.warn(message, ConvergenceWarning, stacklevel=2)
-        cluster = "cluster"
-        while cluster in self.encoder_.columns:
-            cluster += "_"
-        self.cluster_node_ = cluster
+        self._name_cluster_node()
         self.__dict__.pop("model_", None)
         self._build_models()
         return self
