@@ -171,7 +171,34 @@ def emtan_single_start(data: EMTANData, rng: np.random.Generator, *, tol: float 
     return EMTANStart(parents, layout, log_cpt, ll, resp, np.asarray(trace), it, converged, changes)
 
 
-class EMTANClustering(BaseBNMixture):
+class _EMBaseline(BaseBNMixture):
+    """The hooks mEM-TAN and mEM-BNET share: option checks, complete training data, the log-likelihood as the start
+    criterion and the convergence message (``_label`` names the method)."""
+
+    _label = "EM"
+
+    def _check_params(self) -> None:
+        _check_em_params(self)
+
+    def _check_no_missing(self, frame) -> None:
+        msg = _missing_message(type(self).__name__, frame)
+        if msg:
+            raise ValueError(msg)
+
+    def _progress_desc(self) -> str:
+        return f"{self._label} starts"
+
+    def _start_score(self, result) -> float:
+        return result.loglik
+
+    def _not_converged_message(self, result) -> str | None:
+        if result.converged:
+            return None
+        return (f"{self._label} stopped at max_iter={self.max_iter} before the log-likelihood changed by at most "
+                f"tol={self.tol} (relative); increase max_iter.")
+
+
+class EMTANClustering(_EMBaseline):
     r"""Multi-start structural EM with a TAN re-learned at every iteration (mEM-TAN, the baseline of Table 7.4).
 
     Santafé's thesis section 7.6 (Friedman et al.'s construct-TAN inside EM); spec
@@ -230,16 +257,7 @@ class EMTANClustering(BaseBNMixture):
         self.n_jobs = n_jobs
         self.show_progress = show_progress
 
-    def _check_params(self) -> None:
-        _check_em_params(self)
-
-    def _check_no_missing(self, frame) -> None:
-        msg = _missing_message(type(self).__name__, frame)
-        if msg:
-            raise ValueError(msg)
-
-    def _progress_desc(self) -> str:
-        return "mEM-TAN starts"
+    _label = "mEM-TAN"
 
     def _prepare_starts(self, data: EncodedData) -> EMTANData:
         prepared = prepare_emtan(data.codes, data.cards, int(self.n_clusters), float(self.alpha))
@@ -249,15 +267,6 @@ class EMTANClustering(BaseBNMixture):
 
     def _single_start(self, prepared: EMTANData, rng: np.random.Generator) -> EMTANStart:
         return emtan_single_start(prepared, rng, tol=float(self.tol), max_iter=int(self.max_iter))
-
-    def _start_score(self, result: EMTANStart) -> float:
-        return result.loglik
-
-    def _not_converged_message(self, result: EMTANStart) -> str | None:
-        if result.converged:
-            return None
-        return (f"mEM-TAN stopped at max_iter={self.max_iter} before the log-likelihood changed by at most "
-                f"tol={self.tol} (relative); increase max_iter.")
 
     def _set_fitted(self, result: EMTANStart, scores) -> None:
         prepared = self._prepared_
@@ -423,7 +432,7 @@ def complete_bn_log_joint(data: CompleteBNData, start: CompleteBNStart, X: np.nd
     return lj
 
 
-class EMCompleteBNClustering(BaseBNMixture):
+class EMCompleteBNClustering(_EMBaseline):
     r"""Multi-start EM for the complete Bayesian network given an order (mEM-BNET, the baseline of Table 7.5).
 
     Santafé's thesis section 7.6; spec ``docs/decisions/seed001-ema-popgen.md`` section 3.3. ``X_i`` has the
@@ -478,16 +487,7 @@ class EMCompleteBNClustering(BaseBNMixture):
         self.n_jobs = n_jobs
         self.show_progress = show_progress
 
-    def _check_params(self) -> None:
-        _check_em_params(self)
-
-    def _check_no_missing(self, frame) -> None:
-        msg = _missing_message(type(self).__name__, frame)
-        if msg:
-            raise ValueError(msg)
-
-    def _progress_desc(self) -> str:
-        return "mEM-BNET starts"
+    _label = "mEM-BNET"
 
     def _prepare_starts(self, data: EncodedData) -> CompleteBNData:
         columns = list(data.columns)
@@ -502,15 +502,6 @@ class EMCompleteBNClustering(BaseBNMixture):
 
     def _single_start(self, prepared: CompleteBNData, rng: np.random.Generator) -> CompleteBNStart:
         return complete_bn_single_start(prepared, rng, tol=float(self.tol), max_iter=int(self.max_iter))
-
-    def _start_score(self, result: CompleteBNStart) -> float:
-        return result.loglik
-
-    def _not_converged_message(self, result: CompleteBNStart) -> str | None:
-        if result.converged:
-            return None
-        return (f"mEM-BNET stopped at max_iter={self.max_iter} before the log-likelihood changed by at most "
-                f"tol={self.tol} (relative); increase max_iter.")
 
     def _set_fitted(self, result: CompleteBNStart, scores) -> None:
         prepared = self._prepared_
