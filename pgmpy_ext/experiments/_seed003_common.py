@@ -13,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from pgmpy_ext.clustering import ConstructiveInductionClustering
 from pgmpy_ext.evaluation import right_final
 
-__all__ = ["METHODS", "Method", "one_run", "pm0", "summarize_runs"]
+__all__ = ["METHODS", "Method", "load_line", "one_run", "pm0", "summarize_runs"]
 
 
 @dataclass(frozen=True)
@@ -91,3 +91,13 @@ def summarize_runs(runs: list) -> dict:
     if runs and "right" in runs[0]:
         out.update(right=col("right"), final=col("final"), ratio=col("ratio"))
     return out
+
+
+def load_line(load) -> str:
+    """The report line of the machine load at the start and the end of a run (``load``: two getloadavg() tuples)."""
+    if not load:
+        return ""
+    (a, b, c), (d, e, f) = load
+    return (f"Machine load average (1/5/15 min) at the start {a:.1f}/{b:.1f}/{c:.1f}, at the end {d:.1f}/{e:.1f}/"
+            f"{f:.1f} (2 cores shared with other jobs): absolute times are inflated; ratios between methods are "
+            "what the comparison uses.")

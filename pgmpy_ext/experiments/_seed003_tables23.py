@@ -20,7 +20,7 @@ import numpy as np
 from pgmpy_ext.data import encode
 from pgmpy_ext.datasets import make_ci_synthetic
 from pgmpy_ext.experiments._common import md_table, parallel_map, report_path, run_facts, write_report
-from pgmpy_ext.experiments._seed003_common import one_run, pm0, summarize_runs
+from pgmpy_ext.experiments._seed003_common import load_line, one_run, pm0, summarize_runs
 from pgmpy_ext.stats import completed_log_ml
 
 __all__ = ["PAPER_TABLE2", "PAPER_TABLE3", "run"]
@@ -285,19 +285,10 @@ def _claims(st, truth, summary) -> list[str]:
     return out
 
 
-def _load_line(load) -> str:
-    if not load:
-        return ""
-    (a, b, c), (d, e, f) = load
-    return (f"Machine load average (1/5/15 min) at the start {a:.1f}/{b:.1f}/{c:.1f}, at the end {d:.1f}/{e:.1f}/"
-            f"{f:.1f} (2 cores shared with other jobs): absolute times are inflated; ratios between methods are "
-            "what the comparison uses.")
-
-
 def _report(st, truth, runs, summary, elapsed, n_jobs, quick) -> str:
     lines = [f"# {NAME}: constructive-induction clustering on synthetic data (Pena, Lozano & Larranaga 1999, "
              "Tables 2-3)", "", run_facts(elapsed, n_jobs, quick),
-             "", _load_line(st.load), "", "## Protocol", "",
+             "", load_line(st.load), "", "## Protocol", "",
              f"* Databases: `make_ci_synthetic(20, 4, nodes, {st.n_samples}, random_state=1999 + nodes)` (B.11.1): 20 "
              "binary attributes, K = 4, random joins down to the node count, Dirichlet(1) CPTs. One database per node "
              "count, as in the paper; the paper's own CPTs and joins are unknown.",

@@ -19,7 +19,7 @@ import numpy as np
 from pgmpy_ext.data import encode
 from pgmpy_ext.datasets import make_nursery_grid, make_tic_tac_toe
 from pgmpy_ext.experiments._common import md_table, parallel_map, report_path, run_facts, write_report
-from pgmpy_ext.experiments._seed003_common import one_run, pm0, summarize_runs
+from pgmpy_ext.experiments._seed003_common import load_line, one_run, pm0, summarize_runs
 from pgmpy_ext.stats import completed_log_ml
 
 __all__ = ["PAPER_TABLE4", "PAPER_TABLE5", "run"]
@@ -155,19 +155,10 @@ def _mean(summary, key, f):
     return None if s is None else float(np.mean(s[f]))
 
 
-def _load_line(load) -> str:
-    if not load:
-        return ""
-    (a, b, c), (d, e, f) = load
-    return (f"Machine load average (1/5/15 min) at the start {a:.1f}/{b:.1f}/{c:.1f}, at the end {d:.1f}/{e:.1f}/"
-            f"{f:.1f} (2 cores shared with other jobs): absolute times are inflated; ratios between methods are "
-            "what the comparison uses.")
-
-
 def _report(st, runs, summary, exact, elapsed, n_jobs, quick) -> str:
     lines = [f"# {NAME}: constructive-induction clustering on tic-tac-toe and nursery (Pena, Lozano & Larranaga "
              "1999, Tables 4-5)", "", run_facts(elapsed, n_jobs, quick),
-             "", _load_line(st.load), "", "## Protocol", "",
+             "", load_line(st.load), "", "## Protocol", "",
              "* Data: tic-tac-toe (958 boards, 9 squares, K = 2) and nursery (12 960 cases = the full grid of 8 "
              "attributes, K = 5), rebuilt exactly by enumeration; class column deleted.",
              f"* {st.n_runs} runs per configuration with their own random initial parameters; mean ± S_n (ddof 0). "

@@ -200,6 +200,17 @@ def fit_supernode_em(nb: SupernodeNB, theta: np.ndarray, prior: np.ndarray, *, m
     >>> res.converged, bool(np.all(np.diff(res.loglik_trace) >= -1e-9))
     (True, True)
     """
+    def em_step(theta, prior, e):
+        theta, prior = nb.normalize(e.counts, e.class_counts, theta)
+        return theta, prior, nb.estep(theta, prior)
+
+    return _iterate(nb, theta, prior, em_step, max_iter=max_iter, tol=tol, stopping=stopping, estep=estep)
+
+
+def _iterate(nb: SupernodeNB, theta, prior, step, *, max_iter: int, tol: float, stopping: str,
+             estep: SupernodeEStep | None) -> ParamSearchResult:
+    """The loop EM and BC+EM share: ``step(theta, prior, estep) -> (theta, prior, estep)`` until the stopping
+    criterion (the completed-data score or the log-likelihood) changes by at most ``tol``, or ``max_iter``."""
     e = estep if estep is not None else nb.estep(theta, prior)
     prev = None
     score_trace, ll_trace = [], [e.loglik]
@@ -207,8 +218,7 @@ def fit_supernode_em(nb: SupernodeNB, theta: np.ndarray, prior: np.ndarray, *, m
     converged = False
     it = 0
     while it < max_iter:
-        theta, prior = nb.normalize(e.counts, e.class_counts, theta)
-        e = nb.estep(theta, prior)
+        theta, prior, e = step(theta, prior, e)
         it += 1
         s = nb.score(e.labels)
         score_trace.append(s)
@@ -230,30 +240,15 @@ def fit_bc_em(nb: SupernodeNB, theta: np.ndarray, prior: np.ndarray, *, fixing_t
     the original database (every case unlabelled; ``"converge"``: EM until its own convergence), and (4) stops
     on the same rule as EM.
     """
-    e = estep if estep is not None else nb.estep(theta, prior)
-    prev = None
-    score_trace, ll_trace = [], [e.loglik]
-    s = nb.score(e.labels)
-    converged = False
-    it = 0
-    while it < max_iter:
+    def bc_em_round(theta, prior, e):
         fixed = np.where(e.max_post > fixing_threshold, e.labels, -1).astype(np.int32)
         theta, prior = bound_collapse(nb, fixed, bc_prior=bc_prior, previous=(theta, prior))
         if em_steps_per_round == "converge":
             inner = fit_supernode_em(nb, theta, prior, max_iter=max_iter, tol=tol, stopping=stopping)
-            theta, prior, e = inner.theta, inner.prior, inner.estep
-        else:
-            for _ in range(int(em_steps_per_round)):
-                e = nb.estep(theta, prior)
-                theta, prior = nb.normalize(e.counts, e.class_counts, theta)
+            return inner.theta, inner.prior, inner.estep
+        for _ in range(int(em_steps_per_round)):
             e = nb.estep(theta, prior)
-        it += 1
-        s = nb.score(e.labels)
-        score_trace.append(s)
-        ll_trace.append(e.loglik)
-        crit = s if stopping == "score" else e.loglik
-        if not _changed(crit, prev, tol):
-            converged = True
-            break
-        prev = crit
-    return ParamSearchResult(theta, prior, e, s, it, converged, score_trace, ll_trace)
+            theta, prior = nb.normalize(e.counts, e.class_counts, theta)
+        return theta, prior, nb.estep(theta, prior)
+
+    return _iterate(nb, theta, prior, bc_em_round, max_iter=max_iter, tol=tol, stopping=stopping, estep=estep)
