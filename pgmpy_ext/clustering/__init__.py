@@ -34,10 +34,11 @@ from pgmpy_ext.clustering._latent import (  # noqa: E402
     ma_step,
     mixture_log_joint,
     n_free_parameters,
+    posteriors_constant,
 )
 from pgmpy_ext.clustering._latent_class import EMAClustering, LatentClassEM  # noqa: E402
 
-__all__ += ["LATENT_COMBINES", "mixture_log_joint"]
+__all__ += ["LATENT_COMBINES", "mixture_log_joint", "posteriors_constant"]
 __all__ += ["LATENT_METHODS", "LATENT_POLICIES", "EMAClustering", "LatentClassData", "LatentClassEM",
             "LatentClassStart", "align_starts", "combine_starts", "em_m_step", "latent_class_data",
             "latent_class_single_start", "ma_step", "n_free_parameters"]

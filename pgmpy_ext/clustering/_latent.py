@@ -28,12 +28,12 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 from scipy.special import expit, gammaln, logit
 
-from pgmpy_ext.stats import LatentClassLayout, latent_class_estep, latent_class_log_joint, unique_rows
+from pgmpy_ext.stats import LatentClassLayout, latent_class_estep, latent_class_mixture_log_joint, unique_rows
 from pgmpy_ext.utils import LOG_PROB_FLOOR, logsumexp_rows
 
 __all__ = ["LATENT_COMBINES", "LATENT_METHODS", "LATENT_POLICIES", "LatentClassData", "LatentClassStart",
            "align_starts", "combine_starts", "em_m_step", "latent_class_data", "latent_class_single_start",
-           "ma_step", "mixture_log_joint", "n_free_parameters"]
+           "ma_step", "mixture_log_joint", "n_free_parameters", "posteriors_constant"]
 
 LATENT_METHODS = ("em", "ema")
 LATENT_POLICIES = ("best", "uniform", "averaging")
@@ -343,7 +343,8 @@ def latent_class_single_start(data: LatentClassData, n_clusters: int, rng: np.ra
         ``data.codes``, e.g. one map-reduce over a dask DataFrame's persisted partitions
         (``functools.partial(pgmpy_ext.dask.latent_class_estep, dask_data)``); ``data`` then only supplies the
         cardinalities (and the rows of an ``init`` other than "random"). The start's ``resp`` is None (no
-        per-row posteriors are gathered).
+        per-row posteriors are gathered), and its ``degenerate`` flag only reflects the arc posteriors: the caller
+        tests the posteriors with :func:`posteriors_constant` from a summary of the rows when it needs to.
     """
     if method not in LATENT_METHODS:
         raise ValueError(f"method == {method!r}, must be one of {LATENT_METHODS}.")
@@ -402,40 +403,47 @@ def latent_class_single_start(data: LatentClassData, n_clusters: int, rng: np.ra
             converged = True  # one more E step for the final parameters' log-likelihood and posteriors
     resp = res.resp
     degenerate = bool(method == "ema" and (np.nanmax(arc, initial=0.0) < 1e-6
-                                           or (resp is not None and np.allclose(resp, resp[:1], atol=1e-9))))
+                                           or (resp is not None and posteriors_constant(resp))))
     return LatentClassStart(theta, weights, arc, float(res.loglik), np.asarray(trace), n_iter, converged, resp,
                             degenerate)
+
+
+def _assignment(gain: np.ndarray) -> np.ndarray:
+    """The permutation maximising ``sum_j gain[j, perm[j]]`` (Hungarian)."""
+    rows, cols = linear_sum_assignment(gain, maximize=True)
+    perm = np.empty(len(rows), dtype=np.intp)
+    perm[rows] = cols
+    return perm
 
 
 def align_starts(starts, reference: LatentClassStart, weights: np.ndarray) -> list[np.ndarray]:
     """Cluster permutations aligning every start to ``reference`` (decision 10): for each start the Hungarian
     assignment maximising :math:`\\sum_d w_d q^{ref}_{dj} q_{d\\sigma(j)}`; ``perm[j]`` is the start's cluster that
     matches the reference's cluster ``j`` (apply as ``theta[:, perm]``)."""
-    perms = []
-    for s in starts:
-        gain = (reference.resp * weights[:, None]).T @ s.resp  # (K_ref, K)
-        rows, cols = linear_sum_assignment(gain, maximize=True)
-        perm = np.empty(len(rows), dtype=np.intp)
-        perm[rows] = cols
-        perms.append(perm)
-    return perms
+    return [_assignment((reference.resp * weights[:, None]).T @ s.resp) for s in starts]  # gains (K_ref, K)
 
 
-def mixture_log_joint(layout: LatentClassLayout, codes, components) -> np.ndarray:
-    """``log sum_m mix_m p_m(x, C = j)`` of every row, shape (N, K), for ``components = (mix, thetas, weights)``
-    (a mixture of joints, spec decision 10); missing cells summed out."""
-    mix, thetas, weights = components
-    parts = [np.log(m) + latent_class_log_joint(layout, codes, _log(t), _log(w))
-             for m, t, w in zip(mix, thetas, weights) if m > 0]
-    stack = np.stack(parts)
-    mx = stack.max(axis=0)
-    with np.errstate(invalid="ignore"):
-        out = mx + np.log(np.exp(stack - mx).sum(axis=0))
-    return np.where(np.isfinite(mx), out, mx)
+def posteriors_constant(resp: np.ndarray | None = None, *, first=None, low=None, high=None) -> bool:
+    """EMA's "constant posteriors" half of the degenerate test (spec 4.8): ``np.allclose(resp, resp[:1],
+    atol=1e-9)`` of the distinct rows' posteriors, or the same test from a summary of rows that are not in memory:
+    ``first`` the posteriors of the (lexicographically) first distinct row, ``low``/``high`` the smallest and
+    largest posterior of every cluster over all rows (``max_d |resp_d - first| = max(high - first, first - low)``
+    exactly, in floating point too)."""
+    if resp is not None:
+        return bool(np.allclose(resp, resp[:1], atol=1e-9))
+    first = np.asarray(first)
+    dev = np.maximum(np.asarray(high) - first, first - np.asarray(low))
+    return bool(np.all(dev <= 1e-9 + 1e-5 * np.abs(first)))
+
+
+#: ``log sum_m mix_m p_m(x, C = j)`` of every row for ``components = (mix, thetas, weights)`` (a mixture of joints,
+#: spec decision 10); missing cells summed out. The function lives in :mod:`pgmpy_ext.stats` so that the Dask tasks
+#: (which never import this layer) compute the same thing.
+mixture_log_joint = latent_class_mixture_log_joint
 
 
 def combine_starts(data: LatentClassData, starts, policy: str = "best", *, missing: str = "impute",
-                   combine: str = "parameters") -> LatentClassStart:
+                   combine: str = "parameters", rows=None) -> LatentClassStart:
     """Combine the starts with a multi-start policy (spec section 6).
 
     ``"best"`` (BC) keeps the start of highest log-likelihood. ``"uniform"`` (UA) and ``"averaging"`` (Av, weights
@@ -446,6 +454,12 @@ def combine_starts(data: LatentClassData, starts, policy: str = "best", *, missi
     ``sum_m w_m p_m(c, x) / sum_m w_m p_m(x)``; the result carries the aligned starts in ``components``). The
     log-likelihood and posteriors of the combination are recomputed. Every start's log-likelihood is kept in
     ``start_logliks``.
+
+    ``rows`` replaces the passes over ``data.codes`` when the training rows are not in memory (a dask DataFrame's
+    persisted partitions: :class:`pgmpy_ext.dask.LatentClassPasses`). It provides ``alignment_gains(layout,
+    log_params)`` (for ``log_params = [(log_theta, log_prior)]`` of the reference and then of every start, the
+    (K, K) matrices :math:`\\sum_d w_d q^{ref}_{dj} q_{dk}`), ``estep(layout, log_theta, log_prior, *, theta,
+    missing)`` and ``mixture_loglik(layout, components)``; the result's ``resp`` is then None.
     """
     if policy not in LATENT_POLICIES:
         raise ValueError(f"policy == {policy!r}, must be one of {LATENT_POLICIES}.")
@@ -460,23 +474,34 @@ def combine_starts(data: LatentClassData, starts, policy: str = "best", *, missi
     else:
         z = lls - lls.max()
         mix = np.exp(z) / np.exp(z).sum()
-    perms = align_starts(starts, best, data.weights)
+    K = len(best.weights)
+    lay = data.layout(K)
+    if rows is None:
+        perms = align_starts(starts, best, data.weights)
+    else:
+        gains = rows.alignment_gains(lay, [(_log(s.theta), _log(s.weights)) for s in [best, *starts]])
+        perms = [_assignment(g) for g in gains]
     theta = sum(m * s.theta[:, p] for m, s, p in zip(mix, starts, perms))
     weights = sum(m * s.weights[p] for m, s, p in zip(mix, starts, perms))
     arc = sum(m * np.nan_to_num(s.arc_posterior) for m, s in zip(mix, starts))
-    K = len(weights)
-    lay = data.layout(K)
     n_iter, converged = max(s.n_iter for s in starts), all(s.converged for s in starts)
     if combine == "joints":
         components = (mix, np.stack([s.theta[:, p] for s, p in zip(starts, perms)]),
                       np.stack([s.weights[p] for s, p in zip(starts, perms)]))
+        if rows is not None:
+            loglik = float(rows.mixture_loglik(lay, components))
+            return LatentClassStart(theta, weights, arc, loglik, np.asarray([loglik]), n_iter, converged, None, False,
+                                    lls, components)
         lj = mixture_log_joint(lay, data.codes, components)
         lse = logsumexp_rows(lj)
         loglik = float(data.weights @ lse)
         resp = np.exp(lj - lse[:, None])
         return LatentClassStart(theta, weights, arc, loglik, np.asarray([loglik]), n_iter, converged, resp, False,
                                 lls, components)
-    res = latent_class_estep(lay, data.codes, data.weights, _log(theta), _log(weights), theta=theta,
-                             missing=missing, return_resp=True, check=False)
+    if rows is not None:
+        res = rows.estep(lay, _log(theta), _log(weights), theta=theta, missing=missing)
+    else:
+        res = latent_class_estep(lay, data.codes, data.weights, _log(theta), _log(weights), theta=theta,
+                                 missing=missing, return_resp=True, check=False)
     return LatentClassStart(theta, weights, arc, res.loglik, np.asarray([res.loglik]), n_iter, converged, res.resp,
                             False, lls)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from dataclasses import replace
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -23,6 +24,7 @@ from pgmpy_ext.clustering._latent import (
     latent_class_single_start,
     mixture_log_joint,
     n_free_parameters,
+    posteriors_constant,
 )
 from pgmpy_ext.dask import is_dask_collection
 from pgmpy_ext.data import EncodedData
@@ -70,8 +72,16 @@ class _LatentClassBase(BaseBNMixture):
         init = self.init if isinstance(self.init, str) else np.asarray(self.init)
         return latent_class_single_start(prepared, int(self.n_clusters), rng, method=self._method,
                                          alpha=float(self.alpha), max_iter=int(self.max_iter), init=init,
-                                         missing=self.missing, estep=self.__dict__.get("_dask_estep_"),
+                                         missing=self.missing, estep=self._dask_estep(),
                                          **self._start_options())
+
+    def _dask_estep(self):
+        """The E step over a dask DataFrame's persisted partitions while ``_fit_dask`` runs, else None."""
+        rows = self.__dict__.get("_dask_rows_")
+        return None if rows is None else rows.estep
+
+    def _check_n_vars(self, n_vars: int) -> None:
+        """Checks of options against the number of features (hook; EMA's per-feature ``structure_prior``)."""
 
     def _start_score(self, result: LatentClassStart) -> float:
         return result.loglik
@@ -128,26 +138,28 @@ class _LatentClassBase(BaseBNMixture):
 
     def _fit_dask(self, X):
         """``fit`` on a dask DataFrame (``pgmpy-ext[dask]``): every partition is reduced to its distinct rows and
-        persisted (on the workers under ``distributed``), then each EM iteration is one map-reduce of the E step
-        over those parts (:func:`pgmpy_ext.dask.latent_class_estep`, fixed tree), with the M step, the restarts and
-        the convergence test on the client. Log-likelihoods equal the in-memory fit's to float round-off.
+        persisted (on the workers under ``distributed``), then each EM (or EMA) iteration is one map-reduce of the E
+        step over those parts (:class:`pgmpy_ext.dask.LatentClassPasses`, fixed tree), with the M step (EMA's
+        model-averaging step), the restarts and the convergence test on the client. EMA's multi-start policies
+        ("uniform", "averaging") take one more map-reduce for the label alignment of the starts and one for the
+        log-likelihood of their combination; its degenerate test one for the posteriors' range. Log-likelihoods and
+        parameters equal the in-memory fit's to float round-off.
 
         Differences from an in-memory fit: ``labels_`` is not set (the training rows stay on the workers; use
         ``predict`` on the partitions you need), and ``encoder_`` holds the columns and states but no rows.
-        A row with every cell missing is not refused here (it adds nothing to the log-likelihood or the counts)."""
+        A row with every cell missing is not refused here (it adds nothing to the log-likelihood or the counts),
+        nor are more clusters than distinct rows."""
         from functools import partial
 
         from pgmpy_ext import dask as pgmpy_dask
 
         self._check_params()
         self._check_common_params()
-        if self._method != "em":
-            raise TypeError(f"{type(self).__name__} cannot fit a dask DataFrame yet (its start combination needs the "
-                            "posteriors of every row); use LatentClassEM, or compute the frame.")
         if not isinstance(self.init, str):
             raise ValueError("init labels or responsibilities need the training rows in memory; with a dask DataFrame "
                              "use init='random'.")
         data = pgmpy_dask.encode(X, missing="skip")
+        self._check_n_vars(len(data.columns))
         self.n_features_in_ = len(data.columns)
         if all(isinstance(c, str) for c in data.columns):
             self.feature_names_in_ = np.asarray(data.columns, dtype=object)
@@ -156,7 +168,7 @@ class _LatentClassBase(BaseBNMixture):
         parts = pgmpy_dask.persist_distinct(data)
         prepared = LatentClassData(np.zeros((0, len(data.columns)), dtype=np.int32), np.zeros(0),
                                    np.zeros(0, dtype=np.intp), data.cards.copy(), 1, 0, np.zeros(0))
-        self._dask_estep_ = partial(pgmpy_dask.latent_class_estep, parts)
+        self._dask_rows_ = pgmpy_dask.LatentClassPasses(parts)
         try:
             starts, scores, best = run_starts(partial(self._single_start, prepared), int(self.n_init),
                                               self.random_state, self._start_score, n_jobs=1,
@@ -164,7 +176,7 @@ class _LatentClassBase(BaseBNMixture):
             result = self._combine_starts(prepared, starts, scores, best)
             self._set_fitted(result, scores)
         finally:
-            self.__dict__.pop("_dask_estep_", None)
+            self.__dict__.pop("_dask_rows_", None)
             self.__dict__.pop("_prepared_", None)
         message = self._not_converged_message(result)
         if message is not None:
@@ -412,17 +424,30 @@ class EMAClustering(_LatentClassBase):
 
     def _prepare_starts(self, data) -> LatentClassData:
         prepared = super()._prepare_starts(data)
-        p = np.asarray(self.structure_prior, dtype=np.float64)
-        if p.ndim == 1 and p.shape[0] != prepared.n_vars:
-            raise ValueError(f"structure_prior has {p.shape[0]} entries for {prepared.n_vars} features.")
+        self._check_n_vars(prepared.n_vars)
         return prepared
+
+    def _check_n_vars(self, n_vars: int) -> None:
+        p = np.asarray(self.structure_prior, dtype=np.float64)
+        if p.ndim == 1 and p.shape[0] != n_vars:
+            raise ValueError(f"structure_prior has {p.shape[0]} entries for {n_vars} features.")
 
     def _start_options(self) -> dict:
         return {"eps": float(self.eps), "tol": None, "structure_prior": np.asarray(self.structure_prior, float)}
 
     def _combine_starts(self, prepared, starts, scores, best):
         self._prepared_ = prepared
-        return combine_starts(prepared, starts, self.policy, missing=self.missing, combine=self.combine)
+        rows = self.__dict__.get("_dask_rows_")
+        result = combine_starts(prepared, starts, self.policy, missing=self.missing, combine=self.combine, rows=rows)
+        if rows is not None and (self.policy == "best" or len(starts) == 1) and not result.degenerate:
+            # the kept start's "constant posteriors" test, from the range of the posteriors over the dask rows
+            lay = prepared.layout(int(self.n_clusters))
+            with np.errstate(divide="ignore"):
+                log_theta = np.maximum(np.log(result.theta), LOG_PROB_FLOOR)
+                log_prior = np.maximum(np.log(result.weights), LOG_PROB_FLOOR)
+            first, low, high = rows.posterior_range(lay, log_theta, log_prior)
+            result = replace(result, degenerate=posteriors_constant(first=first, low=low, high=high))
+        return result
 
     def _set_fitted(self, result: LatentClassStart, scores: np.ndarray) -> None:
         super()._set_fitted(result, scores)

@@ -18,10 +18,14 @@ Which learners accept a dask DataFrame (each through :func:`compress`, then the 
 distinct rows; tested equal to the in-memory fit): NaiveBayes, TAN, FAN, SBN, ABN, kDB, BAN, cTAN, CL multinet and
 structural TM classifiers, with the built-in counts or any parameter estimator that accepts row weights
 (``TMEstimator``, pgmpy's ``DiscreteMLE``/``DiscreteBayesianEstimator``). ``SelectiveNBClassifier`` refuses dask
-data: its leave-one-out would leave out all copies of a distinct row together. ``LatentClassEM`` fits a dask
-DataFrame with one map-reduce per EM iteration over the persisted per-partition distinct rows
-(:func:`persist_distinct`, :func:`latent_class_estep`); it then has no ``labels_``. ``EMAClustering`` and the CEM
-clusterers do not accept dask data yet.
+data: its leave-one-out would leave out all copies of a distinct row together. ``LatentClassEM`` and
+``EMAClustering`` fit a dask DataFrame with one map-reduce per EM iteration over the persisted per-partition
+distinct rows (:func:`persist_distinct`, :class:`LatentClassPasses`), the M step (EMA's model-averaging step), the
+restarts and the convergence test on the client; EMA's start alignment and combination ("uniform"/"averaging",
+parameters or joints) and its degenerate test take one more map-reduce each. They then have no ``labels_``
+(``predict`` on the computed partitions you need). The other clusterers (CEM mixtures, constructive induction,
+EMA-TAN, maps) keep per-row state across passes and take no row weights: they do not accept dask data; compute
+the frame (or a sample) first.
 
 Note that dask turns object columns into strings by default (``dataframe.convert-string``): an object column of
 integers becomes states ``'0', '1', ...`` on the dask side; give such columns an integer or categorical dtype.
@@ -42,7 +46,8 @@ from pgmpy_ext.dask._data import (
     persist_distinct,
     require_dask,
 )
+from pgmpy_ext.dask._latent import LatentClassPasses
 
-__all__ = ["DaskEncodedData", "compress", "distinct_values", "encode", "family_counts_many", "infer_states",
-           "is_dask_collection", "labels_of", "latent_class_estep", "map_log_joint", "pairwise_counts",
+__all__ = ["DaskEncodedData", "LatentClassPasses", "compress", "distinct_values", "encode", "family_counts_many",
+           "infer_states", "is_dask_collection", "labels_of", "latent_class_estep", "map_log_joint", "pairwise_counts",
            "persist_distinct", "require_dask"]

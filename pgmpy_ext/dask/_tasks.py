@@ -17,17 +17,19 @@ from pgmpy_ext.data import EncodedData, encode, state_key, to_python
 from pgmpy_ext.stats import (
     family_counts_many,
     latent_class_estep,
+    latent_class_mixture_log_joint,
     log_joint_batch,
     log_joint_marginal,
     pairwise_counts,
     rows_with_missing,
     unique_rows,
 )
-from pgmpy_ext.utils import LOG_TINY, log_normalize_rows
+from pgmpy_ext.utils import LOG_TINY, log_normalize_rows, logsumexp_rows
 
 __all__ = ["EncodedPart", "SPLIT_EVERY", "add_tables", "count_families", "count_pairs", "distinct_rows",
            "encode_partition", "log_joint_partition", "take_classes", "merge_distinct", "merge_scans", "scan_partition",
-           "tree_order", "distinct_part", "estep_partition", "add_esteps"]
+           "tree_order", "distinct_part", "estep_partition", "add_esteps", "gains_partition",
+           "posterior_range_partition", "merge_posterior_ranges", "mixture_loglik_partition"]
 
 #: Tables are summed in groups of this many consecutive partitions (``parts[i:i + 8]``), level by level.
 SPLIT_EVERY = 8
@@ -205,3 +207,47 @@ def add_esteps(*parts: tuple) -> tuple:
         nc += p[2]
         nz += p[3]
     return ll, counts, nc, nz
+
+
+# ------------------------------------------------------------------ latent-class passes besides the E step
+def _posteriors(part: EncodedPart, layout, log_theta, log_prior) -> np.ndarray:
+    return latent_class_estep(layout, part.codes, part.weights, log_theta, log_prior, return_resp=True, counts=False,
+                              check=False).resp
+
+
+def gains_partition(part: EncodedPart, layout, log_params: Sequence) -> np.ndarray:
+    """``sum_d w_d q^ref_dj q^m_dk`` of one partition, shape (M, K, K): the reference is ``log_params[0]``, the
+    M others follow (the label-alignment gains of multi-start averaging)."""
+    K = layout.n_clusters
+    if part.codes.shape[0] == 0:
+        return np.zeros((len(log_params) - 1, K, K))
+    resps = [_posteriors(part, layout, lt, lp) for lt, lp in log_params]
+    ref = (resps[0] * part.weights[:, None]).T
+    return np.stack([ref @ r for r in resps[1:]])
+
+
+def posterior_range_partition(part: EncodedPart, layout, log_theta, log_prior) -> tuple | None:
+    """``(first row's codes, its posteriors, smallest and largest posterior of every cluster)`` of one partition
+    of distinct rows (in lexicographic order); None for an empty partition."""
+    if part.codes.shape[0] == 0:
+        return None
+    resp = _posteriors(part, layout, log_theta, log_prior)
+    return part.codes[0].copy(), resp[0].copy(), resp.min(axis=0), resp.max(axis=0)
+
+
+def merge_posterior_ranges(*ranges) -> tuple | None:
+    """The lexicographically first row of all partitions with its posteriors; elementwise min and max."""
+    ranges = [r for r in ranges if r is not None]
+    if not ranges:
+        return None
+    first = min(ranges, key=lambda r: tuple(r[0].tolist()))
+    return (first[0], first[1], np.min(np.stack([r[2] for r in ranges]), axis=0),
+            np.max(np.stack([r[3] for r in ranges]), axis=0))
+
+
+def mixture_loglik_partition(part: EncodedPart, layout, components) -> np.ndarray:
+    """``sum_d w_d log sum_j sum_m mix_m p_m(x_d, j)`` of one partition, as a (1,) array (a mixture of joints)."""
+    if part.codes.shape[0] == 0:
+        return np.zeros(1)
+    lj = latent_class_mixture_log_joint(layout, part.codes, components)
+    return np.array([float(part.weights @ logsumexp_rows(lj))])

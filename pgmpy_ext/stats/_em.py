@@ -16,8 +16,10 @@ import numpy as np
 
 from pgmpy_ext._core import _em
 from pgmpy_ext.stats._layout import BlockLayout
+from pgmpy_ext.utils import LOG_PROB_FLOOR
 
-__all__ = ["MISSING_POLICIES", "LatentClassLayout", "LatentEStep", "latent_class_estep", "latent_class_log_joint"]
+__all__ = ["MISSING_POLICIES", "LatentClassLayout", "LatentEStep", "latent_class_estep", "latent_class_log_joint",
+           "latent_class_mixture_log_joint"]
 
 MISSING_POLICIES = ("impute", "ignore")
 
@@ -253,3 +255,32 @@ def latent_class_log_joint(layout: LatentClassLayout, codes, log_theta, log_prio
     out = np.empty((X.shape[0], layout.n_clusters))
     _em.latent_class_log_joint(X, layout.col_var, layout.offsets, lt, lp, out)
     return out
+
+
+def latent_class_mixture_log_joint(layout: LatentClassLayout, codes, components) -> np.ndarray:
+    """``log sum_m mix_m p_m(x, C = j)`` of every row, shape (N, K), for ``components = (mix (M,), thetas (M, R, K),
+    weights (M, K))`` (a mixture of latent-class joints, seed 001 decision 10); missing cells summed out.
+    Probabilities are floored at ``LOG_PROB_FLOOR`` in the log domain, as the engines' iterations do.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lay = LatentClassLayout.build([2], n_clusters=2)
+    >>> th = np.array([[0.9, 0.2], [0.1, 0.8]])
+    >>> one = latent_class_log_joint(lay, [[1]], np.log(th), np.log([0.5, 0.5]))
+    >>> both = latent_class_mixture_log_joint(lay, [[1]], ([0.5, 0.5], np.stack([th, th]), np.full((2, 2), 0.5)))
+    >>> bool(np.allclose(one, both))
+    True
+    """
+    def log(a):
+        with np.errstate(divide="ignore"):
+            return np.maximum(np.log(a), LOG_PROB_FLOOR)
+
+    mix, thetas, weights = components
+    parts = [np.log(m) + latent_class_log_joint(layout, codes, log(t), log(w))
+             for m, t, w in zip(mix, thetas, weights) if m > 0]
+    stack = np.stack(parts)
+    mx = stack.max(axis=0)
+    with np.errstate(invalid="ignore"):
+        out = mx + np.log(np.exp(stack - mx).sum(axis=0))
+    return np.where(np.isfinite(mx), out, mx)

@@ -64,6 +64,14 @@ def _part(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+@pytest.fixture
+def threads_scheduler():
+    """The threads scheduler even while the module's LocalCluster client exists (it becomes dask's default
+    scheduler): these tests pickle functions of this module, which a worker would import, pgmpy with it."""
+    with dask.config.set(scheduler="threads"):
+        yield
+
+
 @pytest.fixture(params=[0, 1, 2], ids=lambda s: f"seed{s}")
 def split(request):
     return _uneven(_frame(request.param), request.param)
@@ -248,6 +256,7 @@ def test_local_cluster_fit_predict_without_pgmpy_on_workers(cluster_client):
 
 # ------------------------------------------------------------------------ latent-class EM, one map-reduce per iteration
 @pytest.mark.parametrize("method", ["em", "ema"])
+@pytest.mark.usefixtures("threads_scheduler")
 def test_latent_class_em_over_persisted_partitions_equals_in_memory(method):
     from functools import partial
 
@@ -274,6 +283,7 @@ def test_latent_class_em_over_persisted_partitions_equals_in_memory(method):
     assert_array_equal(again.ll_trace, got.ll_trace)
 
 
+@pytest.mark.usefixtures("threads_scheduler")
 def test_latent_class_em_face_fits_a_dask_frame():
     from pgmpy_ext.clustering import EMAClustering, LatentClassEM
 
@@ -291,8 +301,86 @@ def test_latent_class_em_face_fits_a_dask_frame():
     assert_allclose(got.predict_proba(df), ref.predict_proba(df), rtol=1e-7, atol=1e-12)
     assert not hasattr(got, "labels_")
     assert "dask" not in pickle.dumps(got).decode("latin-1")
-    with pytest.raises(TypeError, match=r"EMAClustering cannot fit a dask DataFrame yet"):
-        EMAClustering(n_clusters=2).fit(ddf)
+    with pytest.raises(ValueError, match=r"structure_prior has 2 entries for 4 features"):
+        EMAClustering(n_clusters=2, structure_prior=[0.5, 0.5]).fit(ddf)
+
+
+def _assert_same_latent_fit(got, ref):
+    assert got.converged_ == ref.converged_
+    assert got.n_iter_ == ref.n_iter_
+    assert got.degenerate_ == ref.degenerate_
+    assert_allclose(got.start_log_likelihoods_, ref.start_log_likelihoods_, rtol=1e-10)
+    assert_allclose(got.ll_trace_, ref.ll_trace_, rtol=1e-10)
+    assert_allclose(got.log_likelihood_, ref.log_likelihood_, rtol=1e-10)
+    assert_allclose(got.theta_, ref.theta_, rtol=1e-7, atol=1e-10)
+    assert_allclose(got.weights_, ref.weights_, rtol=1e-7, atol=1e-10)
+    assert_allclose(got.arc_posterior_, ref.arc_posterior_, rtol=1e-7, atol=1e-10)
+    assert sorted(got.model_.edges()) == sorted(ref.model_.edges())
+    assert not hasattr(got, "labels_")
+    assert "dask" not in pickle.dumps(got).decode("latin-1")
+
+
+EMA_POLICIES = [("best", "parameters"), ("uniform", "parameters"), ("averaging", "parameters"),
+                ("averaging", "joints")]
+
+
+@pytest.mark.parametrize(("policy", "combine"), EMA_POLICIES, ids=[f"{p}-{c}" for p, c in EMA_POLICIES])
+@pytest.mark.usefixtures("threads_scheduler")
+def test_ema_clustering_fits_a_dask_frame(policy, combine):
+    """EMA over persisted per-partition distinct rows (uneven and empty partitions, missing cells): the model-averaging
+    step in memory, one map-reduce per iteration; multi-start alignment and combination over the partitions."""
+    from pgmpy_ext.clustering import EMAClustering
+
+    ddf, df = _uneven(_frame(14, n=500, missing=0.1).drop(columns="y"), 14)
+    params = {"n_clusters": 3, "n_init": 3, "max_iter": 30, "random_state": 1, "policy": policy, "combine": combine}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ref = EMAClustering(**params).fit(df)
+        got = EMAClustering(**params).fit(ddf)
+    _assert_same_latent_fit(got, ref)
+    assert (got._components_ is None) == (combine == "parameters")
+    assert_allclose(got.predict_proba(df), ref.predict_proba(df), rtol=1e-6, atol=1e-10)
+    if policy != "best":  # the starts really differ, so the alignment and the combination did something
+        assert np.ptp(ref.start_log_likelihoods_) > 1e-6
+
+
+@pytest.mark.usefixtures("threads_scheduler")
+def test_ema_degenerate_test_over_dask_rows():
+    """EMA's constant-posterior test (spec 4.8) from the range of the posteriors over the dask rows gives the in-memory
+    verdict: one cluster (every arc posterior stays at its prior 0.5, every posterior is 1: degenerate) and a
+    structured two-cluster fit (not degenerate)."""
+    from pgmpy_ext.clustering import EMAClustering
+
+    ddf, df = _uneven(_frame(15, n=400, missing=0.1).drop(columns="y"), 15)
+    for k, expected in [(1, True), (2, False)]:
+        ref = EMAClustering(n_clusters=k, n_init=2, random_state=0).fit(df)
+        got = EMAClustering(n_clusters=k, n_init=2, random_state=0).fit(ddf)
+        assert ref.degenerate_ is expected
+        assert np.nanmax(ref.arc_posterior_) > 1e-6  # so the verdict came from the posteriors, not the arcs
+        _assert_same_latent_fit(got, ref)
+
+
+def test_local_cluster_ema_equals_in_memory(cluster_client):
+    """EMA (likelihood-weighted averaging of 3 starts, mixture of joints) on the 2-process cluster, over uneven
+    partitions with an empty one and missing cells; the workers never load pgmpy."""
+    from pgmpy_ext.clustering import EMAClustering
+
+    df = _frame(16, n=500, missing=0.1).drop(columns="y")
+    rng = np.random.default_rng(16)
+    cuts = sorted({0, *rng.integers(0, len(df), 4).tolist(), len(df)})
+    parts = [df.iloc[lo:hi] for lo, hi in zip(cuts[:-1], cuts[1:])]
+    parts.insert(1, df.iloc[0:0])
+    # pd.DataFrame.copy, not a function of this module: the workers must not import the test module (nor pgmpy)
+    ddf = dd.from_map(pd.DataFrame.copy, parts, meta=df.iloc[0:0], enforce_metadata=False)
+    params = {"n_clusters": 3, "n_init": 3, "max_iter": 20, "random_state": 2, "policy": "averaging",
+              "combine": "joints"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ref = EMAClustering(**params).fit(df)
+        got = EMAClustering(**params).fit(ddf)
+    _assert_same_latent_fit(got, ref)
+    loaded = cluster_client.run(lambda: sorted({m.split(".")[0] for m in sys.modules} & {"pgmpy", "sklearn"}))
+    assert all(v == [] for v in loaded.values()), loaded
 
 
 def test_local_cluster_lost_worker_gives_identical_counts(cluster_client):
@@ -317,3 +405,16 @@ def test_local_cluster_lost_worker_gives_identical_counts(cluster_client):
     assert_array_equal(after.weights, before.weights)
     mem = encode(df, states=data.state_names)
     assert_array_equal(after_tabs[0], family_counts_many(mem, [("a", ["b", "y"])])[0])
+
+
+def test_posteriors_constant_from_a_range_equals_allclose():
+    """The summary form (first row, per-cluster min and max) gives np.allclose(resp, resp[:1], atol=1e-9) exactly."""
+    from pgmpy_ext.clustering import posteriors_constant
+
+    rng = np.random.default_rng(0)
+    for scale in [0.0, 1e-12, 1e-9, 3e-6, 1e-5, 1e-3]:
+        for _ in range(20):
+            base = rng.dirichlet(np.ones(3))
+            resp = base + scale * rng.standard_normal((50, 3))
+            got = posteriors_constant(first=resp[0], low=resp.min(axis=0), high=resp.max(axis=0))
+            assert got == posteriors_constant(resp) == bool(np.allclose(resp, resp[:1], atol=1e-9))
