@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-from scipy.special import gammaln
 
 from pgmpy_ext._core import _ematan
 
@@ -275,6 +274,8 @@ def _posterior_mean_and_log_ml(counts: np.ndarray, maps: dict, alpha: float, n_o
                                log_ml: np.ndarray) -> np.ndarray:
     """``theta~ = (N + a) / (N_cfg + r a)`` per cell and, added into ``log_ml`` at each option,
     ``sum_cfg [lgamma(r a) - lgamma(r a + N_cfg)] + sum_cells [lgamma(a + N) - lgamma(a)]`` (eq. 2.17)."""
+    from scipy.special import gammaln  # lazily: scipy.special costs a Dask worker ~0.25 s and ~10 MB at import
+
     cfg, r = maps["cfg"], maps["r"]
     n_cfg = r.shape[0]
     totals = np.bincount(cfg, weights=counts, minlength=n_cfg)
