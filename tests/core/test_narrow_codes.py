@@ -298,3 +298,17 @@ def test_encode_alarm_sized_frame_holds_one_byte_per_cell():
     sample = nar.codes[::9973]
     for k in (0, 17, 36):
         assert_array_equal(sample[:, k], df.iloc[::9973, k].cat.codes.to_numpy())
+
+
+@pytest.mark.parametrize("wide_at", [0, 7, 8, 9, 19])
+def test_encode_widens_at_any_column_of_the_staging_groups(wide_at):
+    """An object column with 300 states (int16) anywhere among 20 narrow columns: the codes equal int32's."""
+    rng = np.random.default_rng(wide_at)
+    n = 257
+    df = pd.DataFrame({f"c{k}": rng.choice(["p", "q", "r"], n) for k in range(20)})
+    df[f"c{wide_at}"] = np.array([f"w{j:03d}" for j in range(300)], dtype=object)[rng.integers(0, 300, n)]
+    ref = encode(df)
+    got = encode(df, codes_dtype="auto")
+    assert got.kernel_codes.dtype == np.int16
+    assert_array_equal(got.kernel_codes, ref.kernel_codes)
+    assert got.states == ref.states
