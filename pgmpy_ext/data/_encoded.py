@@ -228,6 +228,11 @@ class EncodedData:
         if self.weights is not None:
             self.weights = _check_weights(self.weights, self._codes.shape[0])
 
+    def __setstate__(self, state):
+        if "codes" in state and "_codes" not in state:  # pickled when EncodedData was a dataclass with int32 codes
+            state["_codes"] = state.pop("codes")
+        self.__dict__.update(state)
+
     # ------------------------------------------------------------------ the codes
     @property
     def codes(self) -> np.ndarray:

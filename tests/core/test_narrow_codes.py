@@ -312,3 +312,18 @@ def test_encode_widens_at_any_column_of_the_staging_groups(wide_at):
     assert got.kernel_codes.dtype == np.int16
     assert_array_equal(got.kernel_codes, ref.kernel_codes)
     assert got.states == ref.states
+
+
+def test_pickle_keeps_the_dtype_and_reads_older_pickles():
+    import pickle
+
+    d = encode(_frame(), codes_dtype="auto")
+    back = pickle.loads(pickle.dumps(d))
+    assert back.codes_dtype == np.int8
+    assert_array_equal(back.codes, d.codes)
+    legacy = object.__new__(EncodedData)  # the state an EncodedData pickled before narrow codes carried
+    state = dict(back.__dict__)
+    state["codes"] = state.pop("_codes").astype(np.int32)
+    legacy.__setstate__(state)
+    assert_array_equal(legacy.codes, d.codes)
+    assert legacy.n_rows == d.n_rows
