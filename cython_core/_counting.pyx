@@ -1,7 +1,8 @@
 """Counting kernels on integer-coded data.
 
 Conventions (see STYLE.md section 3):
-* ``X`` is a C-contiguous ``(n_rows, n_cols)`` int32 matrix of state codes; ``-1`` marks a missing cell.
+* ``X`` is a C-contiguous ``(n_rows, n_cols)`` int8, int16 or int32 matrix of state codes (``fcode_t``, see
+  _fcode.pxd); ``-1`` marks a missing cell.
 * A *family table* is C-order over ``(child, *parents)`` in the order given by ``columns`` (callers pass the
   parents sorted), so ``out.reshape(card_child, -1)`` is ``TabularCPD.get_values()`` with that evidence order.
   The flat index is the mixed radix ``idx = idx * cards[k] + x[k]``.
@@ -14,10 +15,11 @@ import numpy as np
 
 from cython.parallel cimport prange
 
+from _fcode cimport fcode_t
 from _typedefs cimport code_t, float64_t, intp_t, int64
 
 
-def family_counts(const code_t[:, ::1] X,
+def family_counts(const fcode_t[:, ::1] X,
                   const intp_t[::1] columns,
                   const intp_t[::1] cards,
                   const float64_t[::1] weights,
@@ -26,7 +28,7 @@ def family_counts(const code_t[:, ::1] X,
 
     Parameters
     ----------
-    X : int32 (n_rows, n_cols), IN. Codes, -1 = missing.
+    X : int8, int16 or int32 (n_rows, n_cols), IN (fused ``fcode_t``). Codes, -1 = missing.
     columns : intp (k,), IN. Column indices of the family, child first then parents (k >= 1).
     cards : intp (k,), IN. Cardinality of each family column.
     weights : float64 (n_rows,) or (0,), IN. Row weights; empty = all ones.
@@ -68,7 +70,7 @@ def family_counts(const code_t[:, ::1] X,
                 out[idx] += 1.0
 
 
-def pairwise_counts(const code_t[:, ::1] X,
+def pairwise_counts(const fcode_t[:, ::1] X,
                     const intp_t[::1] features,
                     const intp_t[::1] cards,
                     intp_t cond,
@@ -82,7 +84,7 @@ def pairwise_counts(const code_t[:, ::1] X,
 
     Parameters
     ----------
-    X : int32 (n_rows, n_cols), IN. Codes, -1 = missing.
+    X : int8, int16 or int32 (n_rows, n_cols), IN (fused ``fcode_t``). Codes, -1 = missing.
     features : intp (m,), IN. Column indices of the features X_0..X_{m-1} (positions in this array are the
         pair indices i, j below).
     cards : intp (m,), IN. Cardinality of each feature.
@@ -164,8 +166,13 @@ def pairwise_counts(const code_t[:, ::1] X,
     cnt_np = np.zeros(out.shape[0] if not weighted else 0, dtype=np.int32)
     cdef int[::1] cnt = cnt_np
     groups = None if weighted or grouping == 0 else _feature_groups(np.asarray(cards), cond_card, n, grouping == 1)
+    cdef const intp_t[::1] gstart
+    cdef const intp_t[::1] gcards
     if groups is not None:
-        _pairwise_grouped(X, features, cards, cond, cond_card, offsets, tab, tab_start, cnt, n_threads, *groups)
+        gstart = groups[0]
+        gcards = groups[1]
+        _pairwise_grouped(X, features, cards, cond, cond_card, offsets, tab, tab_start, cnt, n_threads, gstart,
+                          gcards)
         with nogil:
             for b in range(out.shape[0]):
                 out[b] += cnt[b]
@@ -179,7 +186,7 @@ def pairwise_counts(const code_t[:, ::1] X,
                 out[b] += cnt[b]
 
 
-cdef void _pairwise_block(const code_t[:, ::1] X, const intp_t[::1] features,
+cdef void _pairwise_block(const fcode_t[:, ::1] X, const intp_t[::1] features,
                           intp_t cond, intp_t cond_card, const float64_t[::1] weights, bint weighted,
                           const intp_t[::1] tab, const intp_t[::1] tab_start, float64_t[::1] out,
                           int[::1] cnt, intp_t[::1] u, intp_t i_lo, intp_t i_hi) noexcept nogil:
@@ -264,10 +271,10 @@ def _feature_groups(cards, intp_t cond_card, intp_t n, bint force):
     return None
 
 
-def _pairwise_grouped(const code_t[:, ::1] X, const intp_t[::1] features, const intp_t[::1] cards, intp_t cond,
-                      intp_t cond_card, const intp_t[::1] offsets, const intp_t[::1] tab,
-                      const intp_t[::1] tab_start, int[::1] cnt, int n_threads,
-                      const intp_t[::1] gstart, const intp_t[::1] gcards):
+cdef int _pairwise_grouped(const fcode_t[:, ::1] X, const intp_t[::1] features, const intp_t[::1] cards,
+                           intp_t cond, intp_t cond_card, const intp_t[::1] offsets, const intp_t[::1] tab,
+                           const intp_t[::1] tab_start, int[::1] cnt, int n_threads,
+                           const intp_t[::1] gstart, const intp_t[::1] gcards) except -1:
     """Grouped path of ``pairwise_counts`` (unweighted): adds every feature pair's counts into ``cnt``."""
     cdef intp_t G = gcards.shape[0]
     cdef intp_t a, b, p = 0
@@ -307,13 +314,14 @@ def _pairwise_grouped(const code_t[:, ::1] X, const intp_t[::1] features, const 
         for b in prange(n_blocks, num_threads=n_blocks, schedule="static"):
             _grouped_block(X, features, cards, cond, cond_card, offsets, tab, tab_start, cnt, gstart, gcards,
                            goff, woff, gtab, gtab_start, gcnt, ug[b], u[b], bounds[b], bounds[b + 1])
+    return 0
 
 
 cdef inline intp_t _pair_index(intp_t i, intp_t j, intp_t m) noexcept nogil:
     return i * m - i * (i + 1) // 2 + (j - i - 1)
 
 
-cdef void _grouped_block(const code_t[:, ::1] X, const intp_t[::1] features, const intp_t[::1] cards,
+cdef void _grouped_block(const fcode_t[:, ::1] X, const intp_t[::1] features, const intp_t[::1] cards,
                          intp_t cond, intp_t K, const intp_t[::1] offsets, const intp_t[::1] tab,
                          const intp_t[::1] tab_start, int[::1] cnt, const intp_t[::1] gstart,
                          const intp_t[::1] gcards, const intp_t[::1] goff, const intp_t[::1] woff,
@@ -418,12 +426,12 @@ def _balanced_blocks(intp_t m, intp_t n_blocks):
     return np.asarray(bounds, dtype=np.intp)
 
 
-def row_keys(const code_t[:, ::1] X, const intp_t[::1] cards, int64[::1] out):
+def row_keys(const fcode_t[:, ::1] X, const intp_t[::1] cards, int64[::1] out):
     """Mixed-radix key of every row: ``key = key * (cards[k] + 1) + (x[k] + 1)`` (so -1 gets its own digit).
 
     Parameters
     ----------
-    X : int32 (n_rows, n_cols), IN. Codes, -1 = missing.
+    X : int8, int16 or int32 (n_rows, n_cols), IN (fused ``fcode_t``). Codes, -1 = missing.
     cards : intp (n_cols,), IN. Cardinality of each column.
     out : int64 (n_rows,), OUT. Overwritten. The caller checks that prod(cards + 1) < 2**63.
 
@@ -448,12 +456,12 @@ def row_keys(const code_t[:, ::1] X, const intp_t[::1] cards, int64[::1] out):
             out[r] = key
 
 
-def row_keys_multi(const code_t[:, ::1] X, const intp_t[::1] cards, const intp_t[::1] word_ptr, int64[:, ::1] out):
+def row_keys_multi(const fcode_t[:, ::1] X, const intp_t[::1] cards, const intp_t[::1] word_ptr, int64[:, ::1] out):
     """Multi-word mixed-radix keys: word ``w`` is the ``row_keys`` key of columns ``word_ptr[w]:word_ptr[w+1]``.
 
     Parameters
     ----------
-    X : int32 (n_rows, n_cols), IN. Codes, -1 = missing.
+    X : int8, int16 or int32 (n_rows, n_cols), IN (fused ``fcode_t``). Codes, -1 = missing.
     cards : intp (n_cols,), IN. Cardinality of each column.
     word_ptr : intp (n_words + 1,), IN. Column ranges of the words: ``0 = word_ptr[0] <= ... <= word_ptr[-1] =
         n_cols``. The caller checks that each word's ``prod(cards + 1)`` is below 2**63.
@@ -488,7 +496,7 @@ def row_keys_multi(const code_t[:, ::1] X, const intp_t[::1] cards, const intp_t
                 out[r, w] = key
 
 
-def family_counts_multi(const code_t[:, ::1] X,
+def family_counts_multi(const fcode_t[:, ::1] X,
                         const intp_t[::1] fam_ptr,
                         const intp_t[::1] fam_cols,
                         const intp_t[::1] fam_cards,
@@ -499,7 +507,7 @@ def family_counts_multi(const code_t[:, ::1] X,
 
     Parameters
     ----------
-    X : int32 (n_rows, n_cols), IN. Codes, -1 = missing.
+    X : int8, int16 or int32 (n_rows, n_cols), IN (fused ``fcode_t``). Codes, -1 = missing.
     fam_ptr : intp (V+1,), IN. Family v's columns are ``fam_cols[fam_ptr[v]:fam_ptr[v+1]]`` (child first, then
         parents in table order); every family has at least one column.
     fam_cols : intp (F,), IN. Column indices into X.

@@ -7,15 +7,17 @@
 #                              cluster j. Variable v's block rows offsets[v] .. offsets[v+1]-1 reshaped (r_v, K) is
 #                              TabularCPD.get_values() of P(X_v | C).
 #   col_var : intp (M,)        the variable of each code column (ploidy P: P adjacent columns per variable).
-#   codes   : int32 (N, M)     state codes, -1 = missing cell (or missing allele copy).
+#   codes   : int8, int16 or int32 (N, M) (fused fcode_t) state codes, -1 = missing cell (or missing allele copy).
 # Seed 001 spec sections 2, 4.2 and 9.2 (docs/decisions/seed001-ema-popgen.md).
 from libc.math cimport exp, log, INFINITY
 
+from _fcode cimport fcode_t
 from _typedefs cimport code_t, float64_t, intp_t
 
 
-def _check(const code_t[:, ::1] X, const float64_t[::1] w, const intp_t[::1] col_var, const intp_t[::1] offsets,
-           const float64_t[:, ::1] log_theta, const float64_t[::1] log_prior):
+cdef int _check(const fcode_t[:, ::1] X, const float64_t[::1] w, const intp_t[::1] col_var,
+                const intp_t[::1] offsets, const float64_t[:, ::1] log_theta,
+                const float64_t[::1] log_prior) except -1:
     cdef intp_t n = X.shape[0], m = X.shape[1], K = log_prior.shape[0], R = log_theta.shape[0]
     cdef intp_t n_vars = offsets.shape[0] - 1
     if w.shape[0] != n:
@@ -29,9 +31,10 @@ def _check(const code_t[:, ::1] X, const float64_t[::1] w, const intp_t[::1] col
     for c in range(m):
         if col_var[c] < 0 or col_var[c] >= n_vars:
             raise ValueError(f"col_var[{c}] = {col_var[c]} is not a variable index in [0, {n_vars}).")
+    return 0
 
 
-cdef inline double _gather(const code_t* x, intp_t m, const intp_t* col_off,
+cdef inline double _gather(const fcode_t* x, intp_t m, const intp_t* col_off,
                            const float64_t* log_theta, const float64_t* log_prior, intp_t K,
                            double* L) noexcept nogil:
     """L[j] = log_prior[j] + sum over observed columns c of log_theta[col_off[c] + x_c, j] (col_off[c] = the first
@@ -59,7 +62,7 @@ cdef inline double _gather(const code_t* x, intp_t m, const intp_t* col_off,
     return mx + log(s)
 
 
-def latent_class_estep(const code_t[:, ::1] X,            # IN  (N, M) codes, -1 = missing
+def latent_class_estep(const fcode_t[:, ::1] X,            # IN  (N, M) codes, -1 = missing
                        const float64_t[::1] w,            # IN  (N,) row weights / multiplicities
                        const intp_t[::1] col_var,         # IN  (M,) variable of each column
                        const intp_t[::1] offsets,         # IN  (n_vars + 1,) row offsets of the variables
@@ -221,7 +224,7 @@ def latent_class_estep(const code_t[:, ::1] X,            # IN  (N, M) codes, -1
     return total, n_zero
 
 
-def latent_class_log_joint(const code_t[:, ::1] X,            # IN  (N, M) codes, -1 = missing
+def latent_class_log_joint(const fcode_t[:, ::1] X,            # IN  (N, M) codes, -1 = missing
                            const intp_t[::1] col_var,         # IN  (M,)
                            const intp_t[::1] offsets,         # IN  (n_vars + 1,)
                            const float64_t[:, ::1] log_theta,  # IN  (R, K)
@@ -232,7 +235,8 @@ def latent_class_log_joint(const code_t[:, ::1] X,            # IN  (N, M) codes
     if out.shape[0] != n or out.shape[1] != K:
         raise ValueError(f"out must have shape ({n}, {K}).")
     np = __import__("numpy")
-    _check(X, np.ones(n), col_var, offsets, log_theta, log_prior)
+    cdef const float64_t[::1] ones = np.ones(n)
+    _check(X, ones, col_var, offsets, log_theta, log_prior)
     cdef intp_t[::1] col_off = np.ascontiguousarray(np.asarray(offsets)[np.asarray(col_var)], dtype=np.intp)
     cdef intp_t d, j
     if n == 0 or m == 0:

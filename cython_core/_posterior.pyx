@@ -47,6 +47,7 @@ from cython.parallel cimport prange
 from libc.math cimport exp, INFINITY, NAN
 
 from _mathutils cimport logsumexp_row
+from _fcode cimport fcode_t
 from _typedefs cimport code_t, float64_t, intp_t
 
 cdef intp_t _HIDDEN = -1
@@ -78,7 +79,7 @@ class KernelInputError(ValueError):
         super().__init__(msg)
 
 
-cdef inline int _row_log_joint(const code_t[:, ::1] X, intp_t r,
+cdef inline int _row_log_joint(const fcode_t[:, ::1] X, intp_t r,
                                const intp_t[::1] fam_offsets, const intp_t[::1] fam_cols,
                                const intp_t[::1] fam_cards, const intp_t[::1] fam_strides,
                                const intp_t[::1] tab_offsets, const intp_t[::1] h_stride,
@@ -145,7 +146,7 @@ cdef inline int _row_log_joint(const code_t[:, ::1] X, intp_t r,
 cdef intp_t _FAST_BLOCK = 256
 
 
-cdef inline int _block_log_joint_complete(const code_t* X, intp_t n_cols, intp_t r0, intp_t r1,
+cdef inline int _block_log_joint_complete(const fcode_t* X, intp_t n_cols, intp_t r0, intp_t r1,
                                           const intp_t* obs_ptr, const intp_t* obs_cols, const intp_t* obs_cards,
                                           const intp_t* obs_strides, const intp_t* tab_offsets,
                                           const intp_t* h_stride, intp_t V, const float64_t* log_cpt, intp_t K,
@@ -198,9 +199,9 @@ def _observed_members(const intp_t[::1] fam_offsets, const intp_t[::1] fam_cols,
             np.ascontiguousarray(np.asarray(fam_strides)[keep]))
 
 
-def _check_layout(const code_t[:, ::1] X, const intp_t[::1] fam_offsets, const intp_t[::1] fam_cols,
-                  const intp_t[::1] fam_cards, const intp_t[::1] fam_strides, const intp_t[::1] tab_offsets,
-                  const intp_t[::1] h_stride, intp_t K, const float64_t[::1] log_cpt):
+cdef int _check_layout(const fcode_t[:, ::1] X, const intp_t[::1] fam_offsets, const intp_t[::1] fam_cols,
+                       const intp_t[::1] fam_cards, const intp_t[::1] fam_strides, const intp_t[::1] tab_offsets,
+                  const intp_t[::1] h_stride, intp_t K, const float64_t[::1] log_cpt) except -1:
     """Validate the compiled-network arrays against each other and against X; raise ValueError."""
     cdef intp_t V = h_stride.shape[0]
     cdef intp_t F = fam_cols.shape[0]
@@ -251,10 +252,11 @@ def _check_layout(const code_t[:, ::1] X, const intp_t[::1] fam_offsets, const i
         if tab_offsets[v + 1] - tab_offsets[v] != size:
             raise ValueError(f"node {v}: block length {tab_offsets[v + 1] - tab_offsets[v]} != product of the "
                              f"family cardinalities {size}.")
+    return 0
 
 
-def _raise_row_error(int status, intp_t row, intp_t node, intp_t pos, const intp_t[::1] fam_cols,
-                     const code_t[:, ::1] X):
+cdef int _raise_row_error(int status, intp_t row, intp_t node, intp_t pos, const intp_t[::1] fam_cols,
+                          const fcode_t[:, ::1] X) except -1:
     col = fam_cols[pos]
     code = X[row, col]
     kind = {_ERR_RANGE: "range", _ERR_MISSING: "missing", _ERR_MISSING_PARENT: "missing_parent"}[status]
@@ -266,7 +268,7 @@ def _row_blocks(intp_t n, intp_t n_threads):
     return np.linspace(0, n, n_blocks + 1).round().astype(np.intp)
 
 
-def log_joint_batch(const code_t[:, ::1] X,
+def log_joint_batch(const fcode_t[:, ::1] X,
                     const intp_t[::1] fam_offsets,
                     const intp_t[::1] fam_cols,
                     const intp_t[::1] fam_cards,
@@ -281,7 +283,7 @@ def log_joint_batch(const code_t[:, ::1] X,
 
     Parameters
     ----------
-    X : int32 (n_rows, n_cols), IN. Codes; negative = missing (see the module docstring).
+    X : int8, int16 or int32 (n_rows, n_cols), IN (fused ``fcode_t``). Codes; negative = missing (see the module docstring).
     fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets, h_stride : intp, IN. Compiled network (module
         docstring).
     log_cpt : float64 (T,), IN. Log-CPT blocks.
@@ -311,7 +313,7 @@ def log_joint_batch(const code_t[:, ::1] X,
     cdef const intp_t[::1] obs_cards = obs_cards_np
     cdef const intp_t[::1] obs_strides = obs_strides_np
     cdef intp_t n_cols = X.shape[1]
-    cdef const code_t* xp = &X[0, 0] if n > 0 and n_cols > 0 else NULL
+    cdef const fcode_t* xp = &X[0, 0] if n > 0 and n_cols > 0 else NULL
     cdef const intp_t* obs_cols_p = &obs_cols[0] if obs_cols.shape[0] > 0 else NULL
     cdef const intp_t* obs_cards_p = &obs_cards[0] if obs_cards.shape[0] > 0 else NULL
     cdef const intp_t* obs_strides_p = &obs_strides[0] if obs_strides.shape[0] > 0 else NULL
@@ -343,7 +345,7 @@ def log_joint_batch(const code_t[:, ::1] X,
             _raise_row_error(<int>err[b, 0], err[b, 1], err[b, 2], err[b, 3], fam_cols, X)
 
 
-def posterior_batch(const code_t[:, ::1] X,
+def posterior_batch(const fcode_t[:, ::1] X,
                     const intp_t[::1] fam_offsets,
                     const intp_t[::1] fam_cols,
                     const intp_t[::1] fam_cards,
@@ -359,7 +361,7 @@ def posterior_batch(const code_t[:, ::1] X,
 
     Parameters
     ----------
-    X : int32 (n_rows, n_cols), IN. Codes; negative = missing.
+    X : int8, int16 or int32 (n_rows, n_cols), IN (fused ``fcode_t``). Codes; negative = missing.
     fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets, h_stride, log_cpt : IN. Compiled network.
     resp : float64 (n_rows, K), OUT. Overwritten; each row sums to 1 (NaN for rows with ``p(x) = 0``).
     loglik : float64 (n_rows,), OUT. ``log sum_h exp(log p(h, x_r))`` with the max subtracted; ``-inf`` for
@@ -413,7 +415,7 @@ def posterior_batch(const code_t[:, ::1] X,
     return int(zero_np.sum())
 
 
-def estep_accumulate(const code_t[:, ::1] X,
+def estep_accumulate(const fcode_t[:, ::1] X,
                      const float64_t[::1] weights,
                      const intp_t[::1] fam_offsets,
                      const intp_t[::1] fam_cols,
@@ -432,7 +434,7 @@ def estep_accumulate(const code_t[:, ::1] X,
 
     Parameters
     ----------
-    X : int32 (n_rows, n_cols), IN. Codes; negative = missing.
+    X : int8, int16 or int32 (n_rows, n_cols), IN (fused ``fcode_t``). Codes; negative = missing.
     weights : float64 (n_rows,) or (0,), IN. Row weights / multiplicities; empty = all ones.
     fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets, h_stride : intp, IN. Compiled network.
     K : intp, IN. Cardinality of ``H``.
@@ -513,7 +515,7 @@ def estep_accumulate(const code_t[:, ::1] X,
     return float(ll), int(n_zero)
 
 
-def conditional_log_likelihood(const code_t[:, ::1] X,
+def conditional_log_likelihood(const fcode_t[:, ::1] X,
                                const code_t[::1] y,
                                const float64_t[::1] weights,
                                const intp_t[::1] fam_offsets,
@@ -531,7 +533,7 @@ def conditional_log_likelihood(const code_t[:, ::1] X,
 
     Parameters
     ----------
-    X : int32 (n_rows, n_cols), IN. Feature codes; negative = missing.
+    X : int8, int16 or int32 (n_rows, n_cols), IN (fused ``fcode_t``). Feature codes; negative = missing.
     y : int32 (n_rows,), IN. Class codes in ``0..K-1`` (checked before the loop).
     weights : float64 (n_rows,) or (0,), IN. Row weights / multiplicities; empty = all ones.
     fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets, h_stride : intp, IN. Compiled network.

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from pgmpy_ext.dask import _tasks
-from pgmpy_ext.data import MAX_NUMERIC_STATES, MISSING_POLICIES, EncodedData, to_python
+from pgmpy_ext.data import MAX_NUMERIC_STATES, MISSING_POLICIES, EncodedData, codes_dtype_for, to_python
 from pgmpy_ext.stats import LatentEStep, PairwiseCounts, pair_offsets
 
 __all__ = ["DaskEncodedData", "compress", "encode", "family_counts_many", "infer_states", "is_dask_collection",
@@ -165,7 +165,8 @@ class DaskEncodedData:
     ----------
     columns, states, cards, missing : as in :class:`~pgmpy_ext.data.EncodedData`
     parts : list of dask.delayed.Delayed
-        The encoded partitions (``_tasks.EncodedPart``: int32 codes and optional weights), in partition order.
+        The encoded partitions (``_tasks.EncodedPart``: codes, narrow by default, and optional weights), in
+        partition order.
     weighted : bool
     """
 
@@ -209,7 +210,7 @@ def _partition_frames(ddf) -> list:
 
 def encode(ddf, *, states: Mapping | None = None, weights=None, missing: str = "error", scan: bool = True,
            max_numeric_states: int | None = MAX_NUMERIC_STATES, target=None,
-           target_states: Sequence | None = None) -> DaskEncodedData:
+           target_states: Sequence | None = None, codes_dtype="auto") -> DaskEncodedData:
     """Encode a dask DataFrame lazily, partition by partition, against states known up front.
 
     Parameters
@@ -227,6 +228,11 @@ def encode(ddf, *, states: Mapping | None = None, weights=None, missing: str = "
     target : dask Series, optional
         A column from the same frame (e.g. a classifier's ``y``) appended last; its states are ``target_states``.
     target_states : sequence, optional
+    codes_dtype : {"auto", "int32", "int8", "int16"}, default "auto"
+        How each encoded partition stores its codes (:func:`pgmpy_ext.data.encode`). ``"auto"``: the narrowest
+        signed type the (global) cardinalities allow, int8 up to 128 states per column: a 1M-row alarm partition
+        holds 37 MB instead of 148 MB, on the workers and in :func:`persist_distinct`. Results do not depend on it
+        (the kernels read every dtype; :func:`compress` returns int32 codes).
 
     Returns
     -------
@@ -258,7 +264,9 @@ def encode(ddf, *, states: Mapping | None = None, weights=None, missing: str = "
         all_states.append(list(target_states))
         targets = list(target.to_delayed())
     state_map = dict(zip(all_columns, all_states))
-    parts = [dask.delayed(_tasks.encode_partition, pure=True)(f, all_columns, state_map, missing, i, weights, t)
+    codes_dtype = codes_dtype_for([len(s) for s in all_states], codes_dtype).name  # refuse a bad option here
+    parts = [dask.delayed(_tasks.encode_partition, pure=True)(f, all_columns, state_map, missing, i, weights, t,
+                                                              codes_dtype)
              for i, (f, t) in enumerate(zip(frames, targets))]
     return DaskEncodedData(parts, all_columns, all_states, missing, weights is not None)
 
@@ -306,7 +314,8 @@ def compress(data: DaskEncodedData) -> EncodedData:
     leaves = [dask.delayed(_tasks.distinct_rows, pure=True)(part, data.cards) for part in data.parts]
     codes, counts = _compute(_tree(leaves, _tasks.merge_distinct, data.cards))
     missing = "skip" if data.missing == "skip" or (codes < 0).any() else "error"
-    return EncodedData(codes, data.columns, data.states, weights=counts, missing=missing)
+    # int32 (small: distinct rows): the in-memory learners read .codes many times, which would copy narrow codes
+    return EncodedData(codes, data.columns, data.states, weights=counts, missing=missing, codes_dtype="int32")
 
 
 def map_log_joint(ddf, features: Sequence, states: Mapping, layout, log_cpt: np.ndarray, plan, class_order,

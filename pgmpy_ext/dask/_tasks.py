@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pgmpy_ext.data import EncodedData, encode, state_key, to_python
+from pgmpy_ext.data import EncodedData, codes_dtype_for, encode, state_key, to_python
 from pgmpy_ext.stats import (
     family_counts_many,
     latent_class_estep,
@@ -36,16 +36,30 @@ SPLIT_EVERY = 8
 
 
 class EncodedPart:
-    """One encoded partition: int32 ``codes`` (n_rows, n_cols) and optional float64 ``weights`` (n_rows,)."""
+    """One encoded partition: codes (n_rows, n_cols) and optional float64 ``weights`` (n_rows,).
 
-    __slots__ = ("codes", "weights")
+    The codes are stored narrow (int8 / int16, ``encode(..., codes_dtype="auto")``, the default of
+    :func:`pgmpy_ext.dask.encode`) or int32. As in :class:`~pgmpy_ext.data.EncodedData`, ``codes`` is always int32
+    (a copy when stored narrow) and ``kernel_codes`` is the stored array, for the fused kernels only."""
+
+    __slots__ = ("kernel_codes", "weights")
 
     def __init__(self, codes: np.ndarray, weights: np.ndarray | None):
-        self.codes = codes
+        self.kernel_codes = codes
         self.weights = weights
 
+    @property
+    def codes(self) -> np.ndarray:
+        """The codes as int32 (the stored array when it is int32, else a read-only copy)."""
+        if self.kernel_codes.dtype == np.int32:
+            return self.kernel_codes
+        out = self.kernel_codes.astype(np.int32)
+        out.flags.writeable = False
+        return out
+
     def data(self, columns: Sequence, states: Sequence, missing: str) -> EncodedData:
-        return EncodedData(self.codes, columns, states, weights=self.weights, missing=missing)
+        """An :class:`~pgmpy_ext.data.EncodedData` view of the part (same codes dtype, no copy)."""
+        return EncodedData(self.kernel_codes, columns, states, weights=self.weights, missing=missing)
 
 
 def _column_kind(series: pd.Series) -> str:
@@ -90,24 +104,26 @@ def merge_scans(*scans: dict) -> dict:
 
 
 def encode_partition(pdf: pd.DataFrame, columns: Sequence, states: dict, missing: str, partition: int,
-                     weight_column=None, target=None) -> EncodedPart:
+                     weight_column=None, target=None, codes_dtype="int32") -> EncodedPart:
     """Encode one partition by value against the declared ``states`` (never trusting per-partition category
     codes). ``target`` is an optional Series (the class, same partition of the same frame) appended as the last
-    column. Errors name the partition."""
+    column. ``codes_dtype`` as in :func:`pgmpy_ext.data.encode`; the states are global, so every partition gets
+    the same dtype. Errors name the partition."""
     if target is not None:
         pdf = pd.concat([pdf, target.rename(columns[-1])], axis=1)
     weights = None
     if weight_column is not None:
         weights = pdf[weight_column].to_numpy(dtype=np.float64)
     if pdf.shape[0] == 0:
-        return EncodedPart(np.zeros((0, len(columns)), dtype=np.int32),
-                           None if weights is None else weights)
+        dtype = codes_dtype_for([len(states[c]) for c in columns], codes_dtype)
+        return EncodedPart(np.zeros((0, len(columns)), dtype=dtype), None if weights is None else weights)
     try:
-        data = encode(pdf[list(columns)], states=states, weights=weights, missing=missing, max_numeric_states=None)
+        data = encode(pdf[list(columns)], states=states, weights=weights, missing=missing, max_numeric_states=None,
+                      codes_dtype=codes_dtype)
     except (ValueError, TypeError) as err:
         msg = str(err).replace("that was not seen during fit", "that is not among the declared or scanned states")
         raise type(err)(f"In partition {partition} of the dask DataFrame: {msg}") from None
-    return EncodedPart(data.codes, data.weights)
+    return EncodedPart(data.kernel_codes, data.weights)
 
 
 def count_families(part: EncodedPart, columns, states, missing, families) -> np.ndarray:
@@ -130,16 +146,17 @@ def add_tables(*tables: np.ndarray) -> np.ndarray:
 
 
 def distinct_rows(part: EncodedPart, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(distinct rows in lexicographic order, their summed weights) of one partition."""
-    u = unique_rows(part.codes, cards, part.weights)
+    """(distinct rows in lexicographic order, their summed weights) of one partition (codes keep their dtype)."""
+    u = unique_rows(part.kernel_codes, cards, part.weights, keep_dtype=True)
     return u.codes, u.counts
 
 
 def merge_distinct(cards: np.ndarray, *parts: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of several partitions' distinct rows, multiplicities summed."""
+    """Distinct rows of several partitions' distinct rows, multiplicities summed (codes keep their dtype; parts of
+    different dtypes are concatenated in the widest)."""
     codes = np.concatenate([p[0] for p in parts], axis=0)
     weights = np.concatenate([p[1] for p in parts])
-    u = unique_rows(codes, cards, weights)
+    u = unique_rows(codes, cards, weights, keep_dtype=True)
     return u.codes, u.counts
 
 
@@ -186,15 +203,16 @@ def tree_order(n: int, split_every: int = SPLIT_EVERY) -> list[list[list[int]]]:
 
 
 def distinct_part(part: EncodedPart, cards: np.ndarray) -> EncodedPart:
-    """One partition's distinct rows with their multiplicities as its weights (what EM iterates over)."""
-    u = unique_rows(part.codes, cards, part.weights)
+    """One partition's distinct rows with their multiplicities as its weights (what EM iterates over); the codes
+    keep their (narrow) dtype."""
+    u = unique_rows(part.kernel_codes, cards, part.weights, keep_dtype=True)
     return EncodedPart(u.codes, u.counts)
 
 
 def estep_partition(part: EncodedPart, layout, log_theta, log_prior, theta, missing: str) -> tuple:
     """Latent-class E step of one partition: ``(loglik, counts (R, K), cluster_counts (K,), n_zero)``."""
-    res = latent_class_estep(layout, part.codes, part.weights, log_theta, log_prior, theta=theta, missing=missing,
-                             check=False)
+    res = latent_class_estep(layout, part.kernel_codes, part.weights, log_theta, log_prior, theta=theta,
+                             missing=missing, check=False)
     return res.loglik, res.counts, res.cluster_counts, res.n_zero
 
 

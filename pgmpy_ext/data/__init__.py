@@ -1,8 +1,9 @@
-"""Encoded data: DataFrame <-> int32 codes + original states + weights + missing-value policy; the discrete-input
-side of the scikit-learn faces."""
+"""Encoded data: DataFrame <-> int32 (or narrow int8/int16) codes + original states + weights + missing-value
+policy; the discrete-input side of the scikit-learn faces."""
 
 from pgmpy_ext.data._compound import CompoundColumn, compound_column, join_compound, split_compound
 from pgmpy_ext.data._encoded import (
+    CODES_DTYPES,
     FIT_MISSING,
     HANDLE_UNKNOWN,
     MAX_NUMERIC_STATES,
@@ -11,7 +12,9 @@ from pgmpy_ext.data._encoded import (
     check_fit_frame,
     check_no_missing,
     check_numeric_columns,
+    codes_dtype_for,
     encode,
+    kernel_codes,
     numeric_columns_to_discretize,
     pgmpy_state_names,
     state_key,
@@ -24,4 +27,5 @@ __all__ += ["HANDLE_UNKNOWN", "MAX_NUMERIC_STATES", "numeric_columns_to_discreti
 __all__ += ["check_numeric_columns", "pgmpy_state_names"]
 __all__ += ["FIT_MISSING", "check_fit_frame", "check_no_missing"]
 __all__ += ["state_key", "to_python"]
+__all__ += ["CODES_DTYPES", "codes_dtype_for", "kernel_codes"]
 __all__ += ["CompoundColumn", "compound_column", "join_compound", "split_compound"]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pgmpy_ext._core import _counting
-from pgmpy_ext.data import EncodedData
+from pgmpy_ext.data import EncodedData, kernel_codes
 from pgmpy_ext.utils.validation import effective_n_threads
 
 __all__ = ["family_counts", "family_counts_codes", "family_counts_many", "pair_offsets",
@@ -63,7 +63,7 @@ def family_counts_codes(codes: np.ndarray, columns: Sequence[int], cards: Sequen
         check_table_size(size, f"the family table of columns {cols.tolist()!r}", _family_detail(cols.tolist(), cds))
     out = np.zeros(size, dtype=np.float64)
     w = np.empty(0, dtype=np.float64) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    _counting.family_counts(codes, cols, cds, w, out)
+    _counting.family_counts(kernel_codes(codes), cols, cds, w, out)
     return out.reshape(tuple(cds))
 
 
@@ -108,7 +108,7 @@ def family_counts(data: EncodedData, child, parents: Sequence = (), weights=None
         check_table_size(size, f"the family table of {child!r} given {parents!r}",
                          _family_detail([child, *parents], data.cards[cols]))
     out = np.zeros(size, dtype=np.float64)
-    _counting.family_counts(data.codes, cols, data.cards[cols], data.kernel_weights(weights), out)
+    _counting.family_counts(data.kernel_codes, cols, data.cards[cols], data.kernel_weights(weights), out)
     return out.reshape(tuple(data.cards[cols]))
 
 
@@ -156,7 +156,7 @@ def family_counts_many(data: EncodedData, families: Sequence[tuple], weights=Non
     tab = np.zeros(len(shapes) + 1, dtype=np.intp)
     np.cumsum(sizes, out=tab[1:]) if shapes else None
     out = np.zeros(int(tab[-1]), dtype=np.float64)
-    _counting.family_counts_multi(data.codes, np.asarray(fam_ptr, dtype=np.intp), cols_np,
+    _counting.family_counts_multi(data.kernel_codes, np.asarray(fam_ptr, dtype=np.intp), cols_np,
                                   np.ascontiguousarray(cards_np, dtype=np.intp), tab, data.kernel_weights(weights), out)
     return [out[tab[k]:tab[k + 1]].reshape(shape) for k, shape in enumerate(shapes)]
 
@@ -270,7 +270,7 @@ def pairwise_counts(data: EncodedData, features: Sequence | None = None, cond=No
                          f"The largest pair is {features[a]!r} ({int(cards[a])} states) x {features[b]!r} "
                          f"({int(cards[b])} states): {_gib(int(cards[a]) * int(cards[b]) * ccard * 8)}.")
     out = np.zeros(int(off[-1]), dtype=np.float64)
-    _counting.pairwise_counts(data.codes, fidx, cards, cidx, ccard, data.kernel_weights(weights), off, out,
+    _counting.pairwise_counts(data.kernel_codes, fidx, cards, cidx, ccard, data.kernel_weights(weights), off, out,
                               effective_n_threads(n_jobs))
     return PairwiseCounts(out, off, cards, ccard, features)
 
@@ -311,7 +311,8 @@ def key_words(cards: np.ndarray) -> np.ndarray:
     return np.asarray(bounds, dtype=np.intp)
 
 
-def unique_rows(codes: np.ndarray, cards: np.ndarray, weights: np.ndarray | None = None) -> UniqueRows:
+def unique_rows(codes: np.ndarray, cards: np.ndarray, weights: np.ndarray | None = None, *,
+                keep_dtype: bool = False) -> UniqueRows:
     """Distinct rows of a code matrix with their multiplicities (summed weights when ``weights`` is given).
 
     Rows are keyed with the mixed-radix kernel ``row_keys`` when the key fits in int64 (one ``np.unique`` on the
@@ -321,6 +322,11 @@ def unique_rows(codes: np.ndarray, cards: np.ndarray, weights: np.ndarray | None
     one counting pass plus one sort (``np.unique(axis=0)`` sorts rows as opaque byte strings and was 10-50x slower
     on alarm's 37 columns; benchmarks/unique_rows.py).
 
+    ``codes`` may be int8, int16 or int32 (narrow codes are keyed without an int32 copy; any other integer dtype is
+    converted to int32). The distinct rows come back as int32 unless ``keep_dtype=True``, which keeps the input's
+    dtype (int8 / int16 / int32): for callers that pass the rows only to fused kernels (the persisted partitions
+    of ``pgmpy_ext.dask``); everything else wants int32 rows it may do arithmetic on.
+
     Examples
     --------
     >>> import numpy as np
@@ -328,14 +334,15 @@ def unique_rows(codes: np.ndarray, cards: np.ndarray, weights: np.ndarray | None
     >>> u.codes.tolist(), u.counts.tolist(), u.inverse.tolist()
     ([[0, 1], [1, 0]], [1.0, 2.0], [1, 0, 1])
     """
-    codes = np.ascontiguousarray(codes, dtype=np.int32)
+    codes = kernel_codes(codes)
     cards = np.asarray(cards, dtype=np.intp)
     n = codes.shape[0]
     if codes.ndim != 2 or cards.shape[0] != codes.shape[1]:
         raise ValueError(f"codes must be (n_rows, n_cols) with one cardinality per column; got {codes.shape} "
                          f"and {cards.shape[0]} cardinalities.")
     if n == 0:
-        return UniqueRows(codes.copy(), np.zeros(0), np.zeros(0, dtype=np.intp))
+        return UniqueRows(codes.copy() if keep_dtype else codes.astype(np.int32), np.zeros(0),
+                          np.zeros(0, dtype=np.intp))
     word_ptr = key_words(cards)
     if word_ptr.shape[0] <= 2:
         keys = np.empty(n, dtype=np.int64)
@@ -353,7 +360,7 @@ def unique_rows(codes: np.ndarray, cards: np.ndarray, weights: np.ndarray | None
         inverse = np.empty(n, dtype=np.intp)
         inverse[order] = np.cumsum(new_group) - 1
         first = order[new_group]
-    ucodes = codes[first]
+    ucodes = codes[first] if keep_dtype else codes[first].astype(np.int32, copy=False)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     counts = np.bincount(inverse, weights=w, minlength=ucodes.shape[0]).astype(np.float64)
     return UniqueRows(ucodes, counts, inverse)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pgmpy_ext._core import _em
+from pgmpy_ext.data import kernel_codes
 from pgmpy_ext.stats._layout import BlockLayout
 from pgmpy_ext.utils import LOG_PROB_FLOOR
 
@@ -123,9 +124,12 @@ class LatentClassLayout(BlockLayout):
         """``(n_vars, ...)`` sums of the rows of ``table`` (R, ...) within each variable."""
         return np.add.reduceat(table, self.offsets[:-1], axis=0) if self.n_vars else table[:0]
 
-    def check_codes(self, codes) -> np.ndarray:
-        """``codes`` as C-contiguous int32 (N, n_vars * ploidy) with every code in ``-1 .. card - 1``."""
-        X = np.ascontiguousarray(np.asarray(codes), dtype=np.int32)
+    def check_codes(self, codes, *, narrow: bool = False) -> np.ndarray:
+        """``codes`` as C-contiguous int32 (N, n_vars * ploidy) with every code in ``-1 .. card - 1``.
+
+        ``narrow=True`` (only for the fused E-step kernels, never for arithmetic) keeps int8 / int16 codes as they
+        are (:func:`pgmpy_ext.data.kernel_codes`)."""
+        X = kernel_codes(codes) if narrow else np.ascontiguousarray(np.asarray(codes), dtype=np.int32)
         if X.ndim != 2 or X.shape[1] != self.n_columns:
             raise ValueError(f"codes must have shape (n_rows, {self.n_columns}) ({self.n_vars} variables x ploidy "
                              f"{self.ploidy}); got {X.shape}.")
@@ -179,7 +183,7 @@ def latent_class_estep(layout: LatentClassLayout, codes, weights, log_theta, log
     Parameters
     ----------
     layout : LatentClassLayout
-    codes : int32 (N, n_vars * ploidy)
+    codes : int8, int16 or int32 (N, n_vars * ploidy)
         State codes, -1 for a missing cell (or allele copy). Typically distinct rows with multiplicities.
     weights : float64 (N,) or None
         Row weights (multiplicities); ones when None.
@@ -215,7 +219,7 @@ def latent_class_estep(layout: LatentClassLayout, codes, weights, log_theta, log
     """
     if missing not in MISSING_POLICIES:
         raise ValueError(f"missing == {missing!r}, must be one of {MISSING_POLICIES}.")
-    X = layout.check_codes(codes) if check else codes
+    X = layout.check_codes(codes, narrow=True) if check else kernel_codes(codes)
     n, K = X.shape[0], layout.n_clusters
     w = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     lt = layout.check_table(log_theta, "log_theta")
@@ -249,7 +253,7 @@ def latent_class_log_joint(layout: LatentClassLayout, codes, log_theta, log_prio
     array([[-2.9957, -0.9163],
            [-0.6931, -0.6931]])
     """
-    X = layout.check_codes(codes)
+    X = layout.check_codes(codes, narrow=True)
     lt = layout.check_table(log_theta, "log_theta")
     lp = np.ascontiguousarray(log_prior, dtype=np.float64)
     out = np.empty((X.shape[0], layout.n_clusters))

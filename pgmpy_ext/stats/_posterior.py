@@ -15,7 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from pgmpy_ext._core import _posterior
-from pgmpy_ext.data import EncodedData
+from pgmpy_ext.data import EncodedData, kernel_codes
 from pgmpy_ext.stats._layout import BlockLayout
 from pgmpy_ext.utils.validation import effective_n_threads
 
@@ -240,8 +240,11 @@ class NetworkLayout(BlockLayout):
     # family), uniform columns for parent configurations with a zero total (pgmpy's DiscreteMLE rule)
 
     # ------------------------------------------------------------------ inputs
-    def codes_of(self, X) -> np.ndarray:
-        """C-contiguous int32 code matrix from an ndarray or an :class:`EncodedData` (whose columns must match)."""
+    def codes_of(self, X, *, narrow: bool = False) -> np.ndarray:
+        """C-contiguous int32 code matrix from an ndarray or an :class:`EncodedData` (whose columns must match).
+
+        ``narrow=True`` (for the fused kernels only) keeps int8 / int16 codes as they are
+        (:func:`pgmpy_ext.data.kernel_codes`)."""
         if isinstance(X, EncodedData):
             needed = {c for fam in self.families for c in fam if c != self.hidden}
             for c in needed:
@@ -249,8 +252,8 @@ class NetworkLayout(BlockLayout):
                 if k >= X.n_cols or X.columns[k] != c:
                     raise ValueError(f"EncodedData column {k} is {X.columns[k] if k < X.n_cols else None!r}, but "
                                      f"the layout expects {c!r} there; build the layout with columns=data.columns.")
-            return X.codes
-        codes = np.ascontiguousarray(X, dtype=np.int32)
+            return X.kernel_codes if narrow else X.codes
+        codes = kernel_codes(X) if narrow else np.ascontiguousarray(X, dtype=np.int32)
         if codes.ndim != 2:
             raise ValueError(f"codes must be 2-D (n_rows, n_cols), got shape {codes.shape}.")
         return codes
@@ -308,7 +311,7 @@ def log_joint_batch(layout: NetworkLayout, log_cpt, X, *, skip_missing: bool = F
     layout : NetworkLayout
     log_cpt : array of float64, shape (layout.size,)
         Natural-log CPT blocks (``layout.pack(tables, log=True)``).
-    X : ndarray of int32 (n_rows, len(layout.columns)) or EncodedData
+    X : ndarray of int8, int16 or int32 (n_rows, len(layout.columns)) or EncodedData
         Codes, column ``k`` holding ``layout.columns[k]``.
     skip_missing : bool, default False
         False: complete data required. True: a variable coded -1 is summed out by dropping its factor, which
@@ -328,7 +331,7 @@ def log_joint_batch(layout: NetworkLayout, log_cpt, X, *, skip_missing: bool = F
     >>> np.exp(log_joint_batch(lay, log_cpt, np.array([[0], [1]]))).round(3).tolist()
     [[0.45, 0.1], [0.05, 0.4]]
     """
-    codes = layout.codes_of(X)
+    codes = layout.codes_of(X, narrow=True)
     out = np.empty((codes.shape[0], layout.hidden_card), dtype=np.float64)
     _call(layout, _posterior.log_joint_batch, codes, *layout.kernel_args(), _check_log_cpt(layout, log_cpt), out,
           bool(skip_missing), effective_n_threads(n_jobs))
@@ -357,7 +360,7 @@ def posterior_batch(layout: NetworkLayout, log_cpt, X, *, skip_missing: bool = F
     >>> resp.round(4).tolist(), np.exp(ll).round(3).tolist()
     ([[0.8182, 0.1818], [0.1111, 0.8889]], [0.55, 0.45])
     """
-    codes = layout.codes_of(X)
+    codes = layout.codes_of(X, narrow=True)
     n = codes.shape[0]
     resp = np.empty((n, layout.hidden_card), dtype=np.float64)
     loglik = np.empty(n, dtype=np.float64)
@@ -396,7 +399,7 @@ def estep_accumulate(layout: NetworkLayout, log_cpt, X, weights=None, *, counts:
     ----------
     layout : NetworkLayout
     log_cpt : array of float64, shape (layout.size,)
-    X : ndarray of int32 (n_rows, n_cols) or EncodedData
+    X : ndarray of int8, int16 or int32 (n_rows, n_cols) or EncodedData
         Typically unique rows (``pgmpy_ext.stats.unique_rows``) with their multiplicities as ``weights``.
     weights : array of float64, shape (n_rows,), optional
         Row weights / multiplicities (default: ``X.weights`` for EncodedData, else ones).
@@ -427,7 +430,7 @@ def estep_accumulate(layout: NetworkLayout, log_cpt, X, weights=None, *, counts:
     >>> lay.unpack(res.counts)["C"].round(4).tolist(), round(res.loglik, 4)
     ([2.5657, 1.4343], -2.592)
     """
-    codes = layout.codes_of(X)
+    codes = layout.codes_of(X, narrow=True)
     n = codes.shape[0]
     w = _weights(X, weights, n)
     lc = _check_log_cpt(layout, log_cpt)
@@ -477,7 +480,7 @@ def conditional_log_likelihood(layout: NetworkLayout, log_cpt, X, y, weights=Non
     layout : NetworkLayout
         ``layout.hidden`` is the class variable.
     log_cpt : array of float64, shape (layout.size,)
-    X : ndarray of int32 (n_rows, n_cols) or EncodedData
+    X : ndarray of int8, int16 or int32 (n_rows, n_cols) or EncodedData
         Feature codes (e.g. unique rows of ``(features, class)`` with their multiplicities as ``weights``).
     y : array of int, shape (n_rows,)
         Class codes in ``0..K-1``.
@@ -502,7 +505,7 @@ def conditional_log_likelihood(layout: NetworkLayout, log_cpt, X, y, weights=Non
     >>> round(res.cll, 4), lay.unpack(res.gradient)["C"].round(4).tolist()
     (-0.3185, [0.0707, -0.0707])
     """
-    codes = layout.codes_of(X)
+    codes = layout.codes_of(X, narrow=True)
     n = codes.shape[0]
     yy = np.ascontiguousarray(y, dtype=np.int32)
     if yy.shape != (n,):
