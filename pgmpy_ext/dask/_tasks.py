@@ -229,7 +229,7 @@ def add_esteps(*parts: tuple) -> tuple:
 
 # ------------------------------------------------------------------ latent-class passes besides the E step
 def _posteriors(part: EncodedPart, layout, log_theta, log_prior) -> np.ndarray:
-    return latent_class_estep(layout, part.codes, part.weights, log_theta, log_prior, return_resp=True, counts=False,
+    return latent_class_estep(layout, part.kernel_codes, part.weights, log_theta, log_prior, return_resp=True, counts=False,
                               check=False).resp
 
 
@@ -237,7 +237,7 @@ def gains_partition(part: EncodedPart, layout, log_params: Sequence) -> np.ndarr
     """``sum_d w_d q^ref_dj q^m_dk`` of one partition, shape (M, K, K): the reference is ``log_params[0]``, the
     M others follow (the label-alignment gains of multi-start averaging)."""
     K = layout.n_clusters
-    if part.codes.shape[0] == 0:
+    if part.kernel_codes.shape[0] == 0:
         return np.zeros((len(log_params) - 1, K, K))
     resps = [_posteriors(part, layout, lt, lp) for lt, lp in log_params]
     ref = (resps[0] * part.weights[:, None]).T
@@ -247,10 +247,10 @@ def gains_partition(part: EncodedPart, layout, log_params: Sequence) -> np.ndarr
 def posterior_range_partition(part: EncodedPart, layout, log_theta, log_prior) -> tuple | None:
     """``(first row's codes, its posteriors, smallest and largest posterior of every cluster)`` of one partition
     of distinct rows (in lexicographic order); None for an empty partition."""
-    if part.codes.shape[0] == 0:
+    if part.kernel_codes.shape[0] == 0:
         return None
     resp = _posteriors(part, layout, log_theta, log_prior)
-    return part.codes[0].copy(), resp[0].copy(), resp.min(axis=0), resp.max(axis=0)
+    return part.kernel_codes[0].astype(np.int32), resp[0].copy(), resp.min(axis=0), resp.max(axis=0)
 
 
 def merge_posterior_ranges(*ranges) -> tuple | None:
@@ -265,7 +265,7 @@ def merge_posterior_ranges(*ranges) -> tuple | None:
 
 def mixture_loglik_partition(part: EncodedPart, layout, components) -> np.ndarray:
     """``sum_d w_d log sum_j sum_m mix_m p_m(x_d, j)`` of one partition, as a (1,) array (a mixture of joints)."""
-    if part.codes.shape[0] == 0:
+    if part.kernel_codes.shape[0] == 0:
         return np.zeros(1)
-    lj = latent_class_mixture_log_joint(layout, part.codes, components)
+    lj = latent_class_mixture_log_joint(layout, part.kernel_codes, components)
     return np.array([float(part.weights @ logsumexp_rows(lj))])
