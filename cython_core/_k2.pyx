@@ -155,6 +155,7 @@ cdef struct Problem:
     const intp_t* fixed
     intp_t nf
     const intp_t* pos_of       # (m,) position of each variable in the order
+    const intp_t* k_end        # (m + 1,) 1 + the largest variable index before position p
     const intp_t* pred_missing  # (m + 1,) 1 if a variable before position p has a missing value
     intp_t max_parents
     int kind
@@ -341,7 +342,10 @@ def k2_search(const code_t[:, ::1] codes_t,
     pred_missing_np[1:] = np.cumsum(miss_in_order) > 0
     present_np = np.zeros(max_card + 1, dtype=np.intp)
     present_np[np.asarray(cards)[np.asarray(cols)]] = 1
+    k_end_np = np.zeros(m + 1, dtype=np.intp)
+    k_end_np[1:] = np.maximum.accumulate(order_np) + 1 if m else 0
     cdef intp_t[::1] pos_of = pos_of_np
+    cdef intp_t[::1] k_end = k_end_np
     cdef intp_t[::1] pred_missing = pred_missing_np
     cdef intp_t[::1] present = present_np
     # per-thread scratch, allocated once per call
@@ -387,6 +391,7 @@ def k2_search(const code_t[:, ::1] codes_t,
     P.fixed = &fixed[0] if nf > 0 else NULL
     P.nf = nf
     P.pos_of = &pos_of[0] if m > 0 else NULL
+    P.k_end = &k_end[0]
     P.pred_missing = &pred_missing[0]
     P.max_parents = max_parents
     P.kind = kind
@@ -513,7 +518,7 @@ cdef void _search_node(const Problem* P, Scratch* S, intp_t p, intp_t node) noex
                 bound_abs += fabs(S.gbound[g])
         best_z = -1
         cand = 0.0
-        for k in range(P.m):
+        for k in range(P.k_end[p]):
             if P.pos_of[k] >= p or S.in_pa[k]:
                 continue
             zc = P.cols[k]

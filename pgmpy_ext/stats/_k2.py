@@ -157,5 +157,5 @@ def k2_parent_search(data: EncodedData, columns: Sequence[int], order: Sequence[
     if stats is not None:
         stats.update(candidates=int(counts[0]), pruned=int(counts[1]), scored=int(counts[2]),
                      groups_bounded=int(counts[3]))
-    parents = [[int(p) for p in row if p >= 0] for row in out_parents]
+    parents = [[p for p in row if p >= 0] for row in out_parents.tolist()]
     return parents, out_scores
