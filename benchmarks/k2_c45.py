@@ -1,8 +1,8 @@
 """Time a K2 network and a C4.5 tree on a leukemia training fold (65 x 7,129 genes, 3 equal-width bins), the
 sizes of the thesis's Ch. 3-4 (Weka: 1,453 s for one K2 network). Prints the machine load; run as
 ``python benchmarks/k2_c45.py [n_jobs ...]`` from the repository root (default n_jobs 1; needs
-../shared/datasets/microarray/ALLAML.mat). On a loaded machine n_jobs=2 can be far slower than 1 (the threads wait
-for each other at every K2 step)."""
+../shared/datasets/microarray/ALLAML.mat). The K2 threads split the variables (no barrier per step), so n_jobs=2
+helps whenever a second core is free."""
 
 from __future__ import annotations
 
