@@ -348,39 +348,41 @@ def k2_search(const code_t[:, ::1] codes_t,
     cdef intp_t[::1] k_end = k_end_np
     cdef intp_t[::1] pred_missing = pred_missing_np
     cdef intp_t[::1] present = present_np
-    # per-thread scratch, allocated once per call
+    # per-thread scratch, allocated once per call; each thread's rows padded by PAD entries (128 bytes) so that
+    # two threads never write to one cache line
+    cdef intp_t PAD = 16
     cdef intp_t T = n_threads
     cdef intp_t nb = max(n_rows, 1)
-    cdef intp_t[:, ::1] gid = np.zeros((T, nb), dtype=np.intp)
-    cdef intp_t[:, ::1] gid_new = np.zeros((T, nb), dtype=np.intp)
-    cdef intp_t[:, ::1] remap = np.full((T, nb * max_card + 1), -1, dtype=np.intp)
-    cdef intp_t[:, ::1] gsize = np.zeros((T, n_rows + 1), dtype=np.intp)
-    cdef intp_t[:, ::1] gpos = np.zeros((T, n_rows + 1), dtype=np.intp)
-    cdef intp_t[:, ::1] gptr = np.zeros((T, n_rows + 2), dtype=np.intp)
-    cdef intp_t[:, ::1] rows = np.zeros((T, nb), dtype=np.intp)
-    cdef intp_t[:, ::1] used = np.zeros((T, nb), dtype=np.intp)
-    cdef code_t[:, ::1] xs = np.zeros((T, nb), dtype=np.int32)
-    cdef intp_t[:, ::1] cnt = np.zeros((T, max_card * max_card), dtype=np.intp)
-    cdef intp_t[:, ::1] mcnt = np.zeros((T, max_card), dtype=np.intp)
-    cdef float64_t[:, :, ::1] cell = np.zeros((T, max_card + 1, n_rows + 1), dtype=np.float64)
-    cdef float64_t[:, :, ::1] marg = np.zeros((T, max_card + 1, n_rows + 1), dtype=np.float64)
-    cdef float64_t[:, ::1] cell0 = np.zeros((T, n_rows + 1), dtype=np.float64)
-    cdef float64_t[:, ::1] marg0 = np.zeros((T, n_rows + 1), dtype=np.float64)
-    cdef float64_t[:, ::1] phi = np.zeros((T, n_rows + 1), dtype=np.float64)
-    cdef intp_t[:, ::1] in_pa = np.zeros((T, max(m, 1)), dtype=np.intp)
-    cdef intp_t[:, ::1] pa = np.zeros((T, max(max_parents, 1)), dtype=np.intp)
+    cdef intp_t[:, ::1] gid = np.zeros((T, nb + PAD), dtype=np.intp)
+    cdef intp_t[:, ::1] gid_new = np.zeros((T, nb + PAD), dtype=np.intp)
+    cdef intp_t[:, ::1] remap = np.full((T, nb * max_card + 1 + PAD), -1, dtype=np.intp)
+    cdef intp_t[:, ::1] gsize = np.zeros((T, n_rows + 1 + PAD), dtype=np.intp)
+    cdef intp_t[:, ::1] gpos = np.zeros((T, n_rows + 1 + PAD), dtype=np.intp)
+    cdef intp_t[:, ::1] gptr = np.zeros((T, n_rows + 2 + PAD), dtype=np.intp)
+    cdef intp_t[:, ::1] rows = np.zeros((T, nb + PAD), dtype=np.intp)
+    cdef intp_t[:, ::1] used = np.zeros((T, nb + PAD), dtype=np.intp)
+    cdef code_t[:, ::1] xs = np.zeros((T, nb + PAD), dtype=np.int32)
+    cdef intp_t[:, ::1] cnt = np.zeros((T, max_card * max_card + PAD), dtype=np.intp)
+    cdef intp_t[:, ::1] mcnt = np.zeros((T, max_card + PAD), dtype=np.intp)
+    cdef float64_t[:, :, ::1] cell = np.zeros((T, max_card + 1, n_rows + 1), dtype=np.float64)  # row stride n_rows + 1
+    cdef float64_t[:, :, ::1] marg = np.zeros((T, max_card + 1, n_rows + 1), dtype=np.float64)  # read-mostly
+    cdef float64_t[:, ::1] cell0 = np.zeros((T, n_rows + 1 + PAD), dtype=np.float64)
+    cdef float64_t[:, ::1] marg0 = np.zeros((T, n_rows + 1 + PAD), dtype=np.float64)
+    cdef float64_t[:, ::1] phi = np.zeros((T, n_rows + 1 + PAD), dtype=np.float64)
+    cdef intp_t[:, ::1] in_pa = np.zeros((T, m + PAD), dtype=np.intp)
+    cdef intp_t[:, ::1] pa = np.zeros((T, max_parents + PAD), dtype=np.intp)
     cdef intp_t nbits = n_half * max_card * W if bits_ok else 1
-    cdef uint64_t[:, ::1] gbits = np.zeros((T, nbits), dtype=np.uint64)
-    cdef intp_t[:, ::1] gcount = np.zeros((T, n_half * max_card), dtype=np.intp)
-    cdef uint64_t[:, ::1] single = np.zeros((T, W), dtype=np.uint64)
-    cdef intp_t[:, ::1] wlo = np.zeros((T, n_half), dtype=np.intp)
-    cdef intp_t[:, ::1] whi = np.zeros((T, n_half), dtype=np.intp)
-    cdef intp_t[:, ::1] gorder = np.zeros((T, n_half), dtype=np.intp)
-    cdef intp_t[:, ::1] gpure = np.zeros((T, n_half), dtype=np.intp)
-    cdef float64_t[:, ::1] gbound = np.zeros((T, n_half), dtype=np.float64)
-    cdef float64_t[:, ::1] gslack = np.zeros((T, n_half), dtype=np.float64)
-    cdef intp_t[:, ::1] stats = np.zeros((T, 4), dtype=np.intp)
-    cdef intp_t[:, ::1] restk = np.zeros((T, max_card), dtype=np.intp)
+    cdef uint64_t[:, ::1] gbits = np.zeros((T, nbits + PAD), dtype=np.uint64)
+    cdef intp_t[:, ::1] gcount = np.zeros((T, n_half * max_card + PAD), dtype=np.intp)
+    cdef uint64_t[:, ::1] single = np.zeros((T, W + PAD), dtype=np.uint64)
+    cdef intp_t[:, ::1] wlo = np.zeros((T, n_half + PAD), dtype=np.intp)
+    cdef intp_t[:, ::1] whi = np.zeros((T, n_half + PAD), dtype=np.intp)
+    cdef intp_t[:, ::1] gorder = np.zeros((T, n_half + PAD), dtype=np.intp)
+    cdef intp_t[:, ::1] gpure = np.zeros((T, n_half + PAD), dtype=np.intp)
+    cdef float64_t[:, ::1] gbound = np.zeros((T, n_half + PAD), dtype=np.float64)
+    cdef float64_t[:, ::1] gslack = np.zeros((T, n_half + PAD), dtype=np.float64)
+    cdef intp_t[:, ::1] stats = np.zeros((T, 4 + PAD), dtype=np.intp)
+    cdef intp_t[:, ::1] restk = np.zeros((T, max_card + PAD), dtype=np.intp)
 
     cdef Problem P
     P.codes_t = &codes_t[0, 0] if n_cols > 0 and n_rows > 0 else NULL
@@ -464,7 +466,7 @@ cdef void _search_node(const Problem* P, Scratch* S, intp_t p, intp_t node) noex
     cdef const code_t* x = P.codes_t + xcol * n_rows
     cdef const code_t* zp
     cdef intp_t n_used = 0, row, key, t, c, n_groups, n_multi = 0, single_start, n_pa = 0, k, zc, rz, best_z
-    cdef intp_t n_new, g, n_mixed
+    cdef intp_t n_new, g, n_mixed, n_cand = 0, n_pruned = 0, n_scored = 0, n_read = 0
     cdef double q_pa = 1.0, a_cell, best, cand, s, tmax = 0.0, bound_total = 0.0, bound_abs = 0.0, margin
     cdef bint ok, use_bits, dirichlet = P.kind == KIND_DIRICHLET
     cdef const float64_t* cl
@@ -523,15 +525,15 @@ cdef void _search_node(const Problem* P, Scratch* S, intp_t p, intp_t node) noex
                 continue
             zc = P.cols[k]
             rz = P.cards[zc]
-            S.stats[0] += 1
+            n_cand += 1
             if P.prune and best_z >= 0 and not P.has_missing[zc]:
                 margin = 1e-9 * (1.0 + fabs(tmax) + bound_abs)
                 if _bound_below(P.zbits + zc * P.max_card * P.W, rz, rc, P.W, S.gbits, S.gcount, S.wlo, S.whi,
                                 S.gorder, S.gpure, S.gbound, n_multi, bound_total, tmax - margin, S.phi, S.cell0,
-                                S.marg0, S.restk, &S.stats[3]):
-                    S.stats[1] += 1
+                                S.marg0, S.restk, &n_read):
+                    n_pruned += 1
                     continue
-            S.stats[2] += 1
+            n_scored += 1
             if dirichlet:
                 cl = S.cell0
                 mg = S.marg0
@@ -584,6 +586,10 @@ cdef void _search_node(const Problem* P, Scratch* S, intp_t p, intp_t node) noex
         P.out_parents[node * P.max_parents + t] = S.pa[t] if t < n_pa else -1
     for t in range(n_pa):
         S.in_pa[S.pa[t]] = 0
+    S.stats[0] += n_cand
+    S.stats[1] += n_pruned
+    S.stats[2] += n_scored
+    S.stats[3] += n_read
 
 
 cdef intp_t _group_bounds(const intp_t* gcount, intp_t n_multi, intp_t rc, const float64_t* phi,
