@@ -275,11 +275,15 @@ def k2_search(const code_t[:, ::1] codes_t,
       (in exact arithmetic; within the tie tolerance in floating point, which the search treats as no
       improvement), so the variable's search stops;
     * prune: candidates are scanned in increasing position; a candidate ``z`` is skipped when
-      ``current bound - sum_{g done} (B_g - term_g(z))`` (groups taken mixed first) falls below the highest exact
+      ``current bound - sum_{g done} (B_g - term_g(z))`` (configurations taken by decreasing slack ``B_g -``
+      current term, the pure ones last) falls below the highest exact
       score of an earlier candidate by more than ``1e-9 * (1 + |scores|)`` (far above the rounding error). Such a
       ``z`` scores below an earlier candidate, which the sequential scan already holds or beat, so ``z`` could not
       have replaced the running best: the chosen parent, its score and the stop decision are unchanged, and the
       scores of the candidates that are scored are summed exactly as without pruning.
+
+    Pruning needs the bit masks, which take ``(n_rows // 2 + 1) * max_card * ceil(n_rows / 64)`` words per thread;
+    past 2**24 words the row path alone is used and nothing is pruned (same result, slower).
     """
     cdef intp_t n_cols = codes_t.shape[0]
     cdef intp_t n_rows = codes_t.shape[1]
