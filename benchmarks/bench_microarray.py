@@ -5,7 +5,9 @@ Times on fold 0 of the thesis's "floor" protocol (65 training rows, 7 test rows;
 benchmarks), with the machine load printed before and after:
 
 * a single K2 BN (``K2Classifier(max_parents=5)``, WEKA's K2 with the BAYES score, alpha 0.5) on all 7129 genes
-  discretised into 3 equal-width bins (goal: <= 5 s; Weka took 1,453 s in the thesis);
+  discretised into 3 equal-width bins (goal: <= 5 s; Weka took 1,453 s in the thesis), once per ``--n-jobs``
+  value (the networks must be identical), and the structure search alone (``fit_k2`` on data encoded
+  beforehand: no encoding, CPTs, pgmpy model or posterior tables);
 * C4.5 (``pgmpy_ext.feature_selection.C45Classifier``) on the 7129 discretised genes, when the build has it;
 * SAMBA (``pgmpy_ext.biclustering.SAMBA``, the reproduction's settings) on the continuous training matrix;
 * a whole BENCH fit (``BENCHClassifier``: imputation, SAMBA, FI/FE datasets, K2 members; goal <= 30 s);
@@ -15,6 +17,8 @@ Then the accuracy of BENCH, the forest and a linear SVM over all 10 folds of the
 
 pgmpy_ext is imported from the CURRENT DIRECTORY:
     cd /path/to/checkout && nice python benchmarks/bench_microarray.py --out benchmarks/results/bench_microarray.md
+K2 alone, with 1 and 2 threads:
+    nice python benchmarks/bench_microarray.py --k2-only --n-jobs 1 2 --out benchmarks/results/bench_microarray_k2.md
 Data: ../shared/datasets/microarray/ALLAML.mat (or $PGMPY_EXT_DATA); the script exits with a message when absent.
 """
 
@@ -61,6 +65,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=None, help="Markdown report (default: print only)")
     ap.add_argument("--folds", type=int, default=10, help="folds for the accuracy part (0 to skip it)")
+    ap.add_argument("--k2-only", action="store_true", help="time the single K2 BN only (no C4.5, SAMBA, BENCH, "
+                    "forest or folds)")
+    ap.add_argument("--n-jobs", type=int, nargs="+", default=[1], help="K2 threads, one timed fit per value")
     args = ap.parse_args(argv)
 
     from sklearn.ensemble import RandomForestClassifier
@@ -89,9 +96,35 @@ def main(argv=None) -> int:
     Dtr, Dte = apply_cuts(A[tr], cuts), apply_cuts(A[te], cuts)
     Ftr, Fte = _frame(Dtr), _frame(Dte)
 
-    k2, t_k2 = _timed(lambda: K2Classifier(max_parents=5).fit(Ftr, y[tr]), "k2")
-    rows.append(["single K2 BN, 7129 genes, max 5 parents", f"{t_k2:.2f}", f"{_CPU['k2']:.2f}", "<= 5", "1,453.4",
-                 f"{len(k2.model_.edges())} arcs; test accuracy {np.mean(k2.predict(Fte) == y[te]):.3f}"])
+    from pgmpy_ext.data import encode
+    from pgmpy_ext.structure import fit_k2
+
+    enc = encode(Ftr.assign(cls=y[tr]))  # the search alone, on data encoded beforehand (not timed)
+    for nj in args.n_jobs:
+        load = load_average()
+        res, t_s = _timed(lambda nj=nj: fit_k2(enc, "cls", max_parents=5, n_jobs=nj), "search")
+        n_arcs = sum(len(p) for p in res.parents.values())
+        rows.append([f"K2 structure search alone (fit_k2 on encoded data), n_jobs={nj}", f"{t_s:.2f}",
+                     f"{_CPU['search']:.2f}", "–", "–", f"{n_arcs} arcs; load before {load}"])
+    edges = None
+    for nj in args.n_jobs:
+        load = load_average()
+        k2, t_k2 = _timed(lambda nj=nj: K2Classifier(max_parents=5, n_jobs=nj).fit(Ftr, y[tr]), "k2")
+        same = ""
+        if edges is None:
+            edges = sorted(k2.model_.edges())
+        else:
+            same = f" (same network as n_jobs={args.n_jobs[0]})" if sorted(k2.model_.edges()) == edges else \
+                " (NETWORK DIFFERS)"
+        rows.append([f"single K2 BN, 7129 genes, max 5 parents, n_jobs={nj}", f"{t_k2:.2f}", f"{_CPU['k2']:.2f}",
+                     "<= 5", "1,453.4", f"{len(k2.model_.edges())} arcs{same}; test accuracy "
+                     f"{np.mean(k2.predict(Fte) == y[te]):.3f}; load before the fit {load}"])
+    if args.k2_only:
+        lines += ["| step | ours, wall (s) | ours, CPU (s) | goal (s) | thesis (s) | notes |",
+                  "|---|---|---|---|---|---|"]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        lines += ["", "CPU = process CPU seconds (all threads). Load after the timings: " + load_average(), ""]
+        return _write(lines, args.out)
     try:
         from pgmpy_ext.feature_selection import C45Classifier
     except ImportError:
@@ -147,11 +180,15 @@ def main(argv=None) -> int:
             lines.append(f"| {m} | {int(sum(v))} / {tested} | {100 * sum(v) / tested:.2f} | {thesis[m]} |")
         lines += ["", f"BENCH fit per fold: {np.mean(fit_times):.1f} ± {np.std(fit_times):.1f} s "
                   f"(max {np.max(fit_times):.1f} s). Load at the end: {load_average()}"]
+    return _write(lines, args.out)
+
+
+def _write(lines: list, out) -> int:
     text = "\n".join(lines) + "\n"
     print(text)
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text)
     return 0
 
 

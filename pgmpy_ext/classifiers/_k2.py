@@ -45,7 +45,8 @@ class K2Classifier(BNClassifierBase):
     estimator : pgmpy DiscreteParameterEstimator, optional
         Used instead of the built-in counts when given; a fresh copy is fitted, ``alpha`` is then ignored.
     n_jobs : int, default 1
-        Threads for the candidate scoring and the posterior kernel (results do not depend on it).
+        Threads for the K2 search (one variable per thread at a time) and the posterior kernel (results do not
+        depend on it).
     random_state : None, int or numpy Generator
         Seeds ``order="random"``.
     show_progress : bool, default False

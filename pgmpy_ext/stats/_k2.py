@@ -61,8 +61,8 @@ def dirichlet_family_score(counts, alpha: float) -> float:
 def k2_parent_search(data: EncodedData, columns: Sequence[int], order: Sequence[int], *,
                      fixed: Sequence[int] = (), max_parents: int = 4, scoring_method: str = "bayes",
                      alpha: float = 0.5, equivalent_sample_size: float = 10.0, n_total: float | None = None,
-                     tie_rtol: float = 1e-12, n_jobs: int | None = 1,
-                     progress=None) -> tuple[list[list[int]], np.ndarray]:
+                     tie_rtol: float = 1e-12, n_jobs: int | None = 1, progress=None, prune: bool = True,
+                     stats: dict | None = None) -> tuple[list[list[int]], np.ndarray]:
     """K2 greedy parent search on unweighted encoded data, all candidates of a step scored in one kernel pass.
 
     Parameters
@@ -89,10 +89,17 @@ def k2_parent_search(data: EncodedData, columns: Sequence[int], order: Sequence[
     tie_rtol : float, default 1e-12
         Relative tolerance of score ties (see the kernel).
     n_jobs : int, default 1
-        Threads scoring the candidates (the result does not depend on it).
+        Threads searching the variables, one variable per thread at a time (the result does not depend on it).
     progress : callable, optional
         ``progress(n_done)`` is called after each block of variables (the kernel runs in about 20 blocks then);
         default one kernel call.
+    prune : bool, default True
+        Skip the candidates that an exact bound proves cannot be chosen, and stop a variable's search when no
+        superset of its parents can score more (Dirichlet scores "bayes" and "k2" only; see the kernel's Notes).
+        The result is the same either way; False scores every candidate (the reference of the bound).
+    stats : dict, optional
+        Filled with ``"candidates"`` (parent candidates considered), ``"pruned"`` (skipped by the bound) and
+        ``"scored"`` (scored exactly), ``"groups_bounded"`` (parent configurations whose term the bound computed).
 
     Returns
     -------
@@ -141,11 +148,15 @@ def k2_parent_search(data: EncodedData, columns: Sequence[int], order: Sequence[
     cards = np.ascontiguousarray(data.cards, dtype=np.intp)
     n_blocks = 1 if progress is None else max(1, min(m, 20))
     bounds = np.linspace(0, m, n_blocks + 1).astype(int)
+    counts = np.zeros(4, dtype=np.intp)
     for b in range(n_blocks):
         _k2.k2_search(codes_t, cards, cols, pos, fix, int(max_parents), kind, a, float(equivalent_sample_size),
                       pen, float(tie_rtol), effective_n_threads(n_jobs), int(bounds[b]), int(bounds[b + 1]),
-                      out_parents, out_scores)
+                      out_parents, out_scores, bool(prune), counts)
         if progress is not None:
             progress(int(bounds[b + 1] - bounds[b]))
-    parents = [[int(p) for p in row if p >= 0] for row in out_parents]
+    if stats is not None:
+        stats.update(candidates=int(counts[0]), pruned=int(counts[1]), scored=int(counts[2]),
+                     groups_bounded=int(counts[3]))
+    parents = [[p for p in row if p >= 0] for row in out_parents.tolist()]
     return parents, out_scores

@@ -26,8 +26,8 @@ def fit_ban(data: EncodedData, class_node, *, features: Sequence | None = None, 
     feature labels, or None for a random ordering drawn from ``random_state`` (``rng.permutation``).
     ``trace`` holds ``"order"`` (labels), ``"local_scores"`` (``{feature: final local score}``, nats, without the
     class), ``"scoring_method"`` (the score kind) and ``"total_score"`` (their sum: the score of the feature DAG).
-    The search is the shared K2 engine (:func:`pgmpy_ext.structure.k2_search`); ``n_jobs`` threads score the
-    candidate parents of each step (the result does not depend on it).
+    The search is the shared K2 engine (:func:`pgmpy_ext.structure.k2_search`); ``n_jobs`` threads search
+    the variables in parallel (the result does not depend on it).
     """
     features = check_class_node(data, class_node, features)
     check_scalar(max_parents, "max_parents", numbers.Integral, min_val=0)

@@ -71,7 +71,7 @@ def k2_search(data: EncodedData, columns: Sequence, order: Sequence[int], *, max
     fixed : sequence of labels, default ()
         Parents of every searched variable (e.g. the class, for WEKA's naive-Bayes initial structure).
     n_jobs : int, default 1
-        Threads scoring the candidates of one step (the result does not depend on it).
+        Threads searching the variables, one variable per thread at a time (the result does not depend on it).
     show_progress : bool, default False
         A tqdm bar over the variables (when pgmpy's ``config.SHOW_PROGRESS`` is on too).
 
@@ -88,8 +88,11 @@ def k2_search(data: EncodedData, columns: Sequence, order: Sequence[int], *, max
     maximises the local score, while the score strictly improves and there are fewer than ``max_parents``
     searched parents. Candidates are scanned in increasing position, and only a strictly higher score replaces the
     best, so ties go to the lowest position. Scores within a relative ``1e-12`` count as equal, both between
-    candidates and for the improvement test. On unweighted data every candidate of a step is scored in one pass of
-    the ``_k2`` kernel (rows grouped by parent configuration, bit-parallel counts); weighted data go through
+    candidates and for the improvement test. On unweighted data the ``_k2`` kernel searches the variables (in
+    parallel with ``n_jobs``; they are independent given the order), scores every candidate of a step in one pass
+    over the rows grouped by parent configuration (bit-parallel counts), and with the "bayes" and "k2" scores skips
+    the candidates that an exact bound proves cannot be chosen (same result; see
+    :func:`pgmpy_ext.stats.k2_parent_search`); weighted data go through
     per-family count tables (:class:`pgmpy_ext.stats.FamilyCounter`), with the same result. ``bic`` uses the total
     row weight as its sample size.
     """
@@ -223,7 +226,7 @@ class K2Search(ClassifierSearchBase):
     state_names : dict, optional
         ``{column: [states]}`` (pgmpy's convention). Declared but unobserved states change the score (``r_i``).
     n_jobs : int, default 1
-        Threads scoring the candidate parents (results do not depend on it).
+        Threads searching the variables (results do not depend on it).
 
     Attributes
     ----------
@@ -247,7 +250,9 @@ class K2Search(ClassifierSearchBase):
 
     ``scoring_method="k2"`` is the :math:`\alpha = 1` case (Cooper & Herskovits); "bdeu", "bic", "aic" and "ll"
     are also available. Ties go to the lowest feature index. All candidate parents of one step are scored in a
-    single pass of a Cython kernel over the rows grouped by parent configuration.
+    single pass of a Cython kernel over the rows grouped by parent configuration; with the Dirichlet scores
+    ("bayes", "k2") the candidates that an exact upper bound rules out are skipped, and a feature's search stops
+    as soon as every parent configuration is pure (the result is the same as scoring them all).
 
     References
     ----------

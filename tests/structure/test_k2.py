@@ -165,3 +165,146 @@ def test_pgmpy_face_and_sklearn_face_agree():
     assert sorted(dag.edges()) == sorted(clf.model_.edges())
     assert clf.class_node_ == "C"
     clf.model_.check_model()
+
+
+# --- exact pruning and parallel search (issue 14: K2 on 65 x 7,129 genes) ---
+
+def _refinement_bound(table: np.ndarray, alpha: float) -> float:
+    """numpy reference of the kernel's bound: sum over parent configurations j and child states k of the term of
+    a configuration holding the N_jk rows of state k alone, phi(N) = lgamma(r a) - lgamma(N + r a)
+    + lgamma(N + a) - lgamma(a) (phi(0) = 0)."""
+    r = table.shape[0]
+    n = table.reshape(r, -1)
+    phi = gammaln(r * alpha) - gammaln(n + r * alpha) + gammaln(n + alpha) - gammaln(alpha)
+    return float(np.sum(np.where(n > 0, phi, 0.0)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("alpha", [0.5, 1.0, 2.0])
+def test_refinement_bound_dominates_every_superset_brute_force(seed, alpha):
+    """The bound of a parent set is >= the BAYES score of the set itself and of every superset (all subsets of
+    the other variables, enumerated), and equals the set's score when every configuration is pure."""
+    df = _random_codes(seed, n=int(25 + 10 * seed), m=6, max_card=4)
+    data = encode(df)
+    codes, cards = data.codes, data.cards
+    m = df.shape[1] - 1
+    child = m - 1
+    others = list(range(m - 1))
+    for size in range(3):
+        for pa in itertools.combinations(others, size):
+            pa = [m, *pa]
+            bound = _refinement_bound(_counts(codes, cards, child, sorted(pa)), alpha)
+            rest = [v for v in others if v not in pa]
+            for extra_size in range(len(rest) + 1):
+                for extra in itertools.combinations(rest, extra_size):
+                    s = dirichlet_family_score(_counts(codes, cards, child, sorted([*pa, *extra])), alpha)
+                    assert s <= bound + 1e-9 * max(1.0, abs(bound))
+    # a child that is a function of its parents: every configuration pure, bound == score
+    pure = encode(pd.DataFrame({"A": [0, 1, 2, 0, 1, 2, 0, 0], "B": [1, 0, 0, 1, 0, 0, 1, 1]}))
+    table = _counts(pure.codes, pure.cards, 1, [0])
+    assert _refinement_bound(table, alpha) == pytest.approx(dirichlet_family_score(table, alpha), rel=1e-12)
+
+
+def _wide_codes(seed, n, m, cards=(3,), missing=0.0):
+    """A class plus m features with chained dependence, cardinalities drawn from ``cards`` (many features, so
+    that the bound prunes; several words of rows when n > 64)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    card = rng.choice(np.asarray(cards), m)
+    cols = []
+    for j in range(m):
+        base = (y + rng.integers(0, 2, n)) if j == 0 else cols[rng.integers(0, j)]
+        col = np.where(rng.random(n) < 0.6, base % card[j], rng.integers(0, card[j], n))
+        cols.append(col)
+    codes = np.column_stack(cols)
+    if missing:
+        codes = np.where(rng.random(codes.shape) < missing, -1, codes)
+    df = pd.DataFrame({f"X{j}": pd.Categorical.from_codes(codes[:, j], list(range(card[j]))) for j in range(m)})
+    df["C"] = y
+    return df
+
+
+@pytest.mark.parametrize(("seed", "n", "cards", "missing"), [
+    (0, 40, (3,), 0.0),          # one word of rows, 3-state children (unrolled path)
+    (1, 65, (3,), 0.0),          # 65 rows: groups spanning two words (the leukemia fold's shape)
+    (2, 150, (3,), 0.0),         # three words: generic span loop
+    (3, 70, (2, 3, 4, 5), 0.0),  # mixed cardinalities: generic child path
+    (4, 65, (3,), 0.05),         # missing values: those candidates are never pruned, no early stop
+    (5, 130, (2, 4), 0.02),
+])
+@pytest.mark.parametrize("kind", ["bayes", "k2"])
+def test_pruned_search_is_identical_to_scoring_every_candidate(seed, n, cards, missing, kind):
+    df = _wide_codes(seed, n, 60, cards, missing)
+    data = encode(df, missing="skip")
+    m = df.shape[1] - 1
+    order = list(np.random.default_rng(seed).permutation(m)) if seed % 2 else list(range(m))
+    st_full, st_pruned = {}, {}
+    full = k2_parent_search(data, list(range(m)), order, fixed=[m], max_parents=4, scoring_method=kind,
+                            prune=False, stats=st_full)
+    pruned = k2_parent_search(data, list(range(m)), order, fixed=[m], max_parents=4, scoring_method=kind,
+                              stats=st_pruned)
+    assert pruned[0] == full[0]
+    np.testing.assert_array_equal(pruned[1], full[1])  # bit-identical: the scored candidates sum the same way
+    assert st_full["pruned"] == 0
+    assert st_full["scored"] == st_full["candidates"]
+    assert st_pruned["pruned"] + st_pruned["scored"] == st_pruned["candidates"] <= st_full["candidates"]
+    assert st_pruned["pruned"] > 0  # the bound did its job (these data have many poor candidates)
+
+
+def test_pruned_search_equals_the_numpy_greedy_reference():
+    df = _wide_codes(7, 65, 25, (3,))
+    data = encode(df)
+    m = df.shape[1] - 1
+    st = {}
+    parents, scores = k2_parent_search(data, list(range(m)), list(range(m)), fixed=[m], max_parents=3, stats=st)
+    assert st["pruned"] > 0
+    ref = _greedy_reference(data.codes, data.cards, list(range(m)), [m], 3, "bayes", len(df))
+    for i in range(m):
+        assert parents[i] == ref[i][0], i
+        assert scores[i] == pytest.approx(ref[i][1], rel=1e-10)
+
+
+def test_search_stops_when_every_configuration_is_pure():
+    """A feature that is a function of the class: its class-only family is already pure, so no candidate is
+    considered (the stop rule), and the result equals scoring them all (no parent added)."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 50)
+    df = pd.DataFrame({"A": rng.integers(0, 3, 50), "B": rng.integers(0, 3, 50), "F": 2 * y, "C": y})
+    data = encode(df)
+    st = {}
+    parents, scores = k2_parent_search(data, [0, 1, 2], [0, 1, 2], fixed=[3], max_parents=2, stats=st)
+    full = k2_parent_search(data, [0, 1, 2], [0, 1, 2], fixed=[3], max_parents=2, prune=False)
+    assert parents == full[0]
+    assert parents[2] == []
+    np.testing.assert_array_equal(scores, full[1])
+    # A is considered by B (1 candidate) and so on, but F (position 2) considers none
+    st_nof = {}
+    k2_parent_search(data, [0, 1], [0, 1], fixed=[3], max_parents=2, stats=st_nof)
+    assert st["candidates"] == st_nof["candidates"]
+
+
+@pytest.mark.parametrize("kind", ["bayes", "bdeu", "bic"])
+def test_threads_over_variables_give_identical_results(kind):
+    """Same parents and bit-identical scores for any n_jobs, also with a progress callback (blocks)."""
+    df = _wide_codes(11, 65, 80, (2, 3), 0.02)
+    data = encode(df, missing="skip")
+    m = df.shape[1] - 1
+    order = list(np.random.default_rng(3).permutation(m))
+    runs = [k2_parent_search(data, list(range(m)), order, fixed=[m], max_parents=3, scoring_method=kind, n_jobs=j)
+            for j in (1, 2, 3, -1)]
+    done = []
+    runs.append(k2_parent_search(data, list(range(m)), order, fixed=[m], max_parents=3, scoring_method=kind,
+                                 n_jobs=2, progress=done.append))
+    assert sum(done) == m
+    for parents, scores in runs[1:]:
+        assert parents == runs[0][0]
+        np.testing.assert_array_equal(scores, runs[0][1])
+
+
+def test_k2_classifier_same_network_for_any_n_jobs():
+    df = _wide_codes(12, 65, 40, (3,))
+    X, y = df.drop(columns="C"), df["C"]
+    one = K2Classifier(max_parents=5, n_jobs=1).fit(X, y)
+    two = K2Classifier(max_parents=5, n_jobs=2).fit(X, y)
+    assert sorted(one.model_.edges()) == sorted(two.model_.edges())
+    np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
