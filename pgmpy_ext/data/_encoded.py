@@ -495,16 +495,34 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
     # cardinalities known before encoding (declared states, categories, bool, the numeric-column rule); a column
     # that turns out wider than the current dtype (an object column with more than 128 states, say) widens the
     # matrix once.
-    bound_dtype = codes_dtype_for([_card_bound(df.iloc[:, k], states.get(col), max_numeric_states)
+    dtypes = list(df.dtypes)
+    bound_dtype = codes_dtype_for([_card_bound(dtypes[k], states.get(col), max_numeric_states)
                                    for k, col in enumerate(df.columns)], codes_dtype)
+    # Plain numpy integer columns without declared states are read in blocks of columns (one pandas call per
+    # block, not per column) and coded by _int_codes (a presence table over the value range), the fast path for
+    # wide integer-coded data such as 7,129 discretised genes; everything else goes through _encode_column.
+    plain = [states.get(col) is None and _plain_int_dtype(dtypes[k]) for k, col in enumerate(df.columns)]
+    block_cols = max(1, min(64, _BLOCK_CELLS // max(n, 1)))
+    block, b0, b1 = None, 0, 0
     codes = np.empty((n, m), dtype=bound_dtype)
     buf = np.empty((min(_FILL_GROUP, m), n), dtype=codes.dtype)
     start = 0  # first column held in buf
     all_states = []
     ignored = False
     for k, col in enumerate(df.columns):
-        col_codes, st, ign = _encode_column(col, df.iloc[:, k], states.get(col), missing, df.index,
-                                            max_numeric_states, handle_unknown)
+        res = None
+        if plain[k]:
+            if not b0 <= k < b1:
+                b0, b1 = k, k + 1
+                while b1 < m and b1 - b0 < block_cols and plain[b1] and dtypes[b1] == dtypes[k]:
+                    b1 += 1
+                block = df.iloc[:, b0:b1].to_numpy()
+            res = _int_codes(col, block[:, k - b0], max_numeric_states)
+        if res is not None:
+            col_codes, st, ign = res
+        else:
+            col_codes, st, ign = _encode_column(col, df.iloc[:, k], states.get(col), missing, df.index,
+                                                max_numeric_states, handle_unknown)
         need = codes_dtype_for([len(st)], codes_dtype)  # raises for an explicit int8/int16 that does not fit
         if need.itemsize > codes.dtype.itemsize:  # rare: flush the buffered columns, then widen
             codes[:, start:k] = buf[:k - start].T
@@ -517,7 +535,7 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
             start = k + 1
         all_states.append(st)
         ignored |= ign
-    del buf
+    del buf, block
     return EncodedData(codes, list(df.columns), all_states, weights=weights,
                        missing="skip" if ignored else missing)
 
@@ -526,12 +544,40 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
 _FILL_GROUP = 8
 
 
-def _card_bound(series: pd.Series, declared, max_numeric_states) -> int:
+#: Most cells of one block of plain integer columns read at once by :func:`encode` (int64: 32 MiB).
+_BLOCK_CELLS = 1 << 22
+
+
+def _plain_int_dtype(dtype) -> bool:
+    """A numpy (not pandas nullable) signed or unsigned integer dtype whose values fit int64."""
+    return isinstance(dtype, np.dtype) and (dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize < 8))
+
+
+def _int_codes(col, values: np.ndarray, max_numeric_states):
+    """(codes, states, False) of a plain integer column: states are its distinct values in increasing order (as
+    Python ints), exactly what the general path gives; None when the value range is too wide for a presence table
+    (the general, hash-based path then handles it)."""
+    n = values.shape[0]
+    lo, hi = int(values.min()), int(values.max())
+    span = hi - lo + 1
+    if span > max(4 * n, 1 << 16):
+        return None
+    off = values.astype(np.intp, copy=False) - lo
+    present = np.zeros(span, dtype=bool)
+    present[off] = True
+    vals = np.flatnonzero(present)
+    if max_numeric_states is not None and vals.size > max_numeric_states:
+        raise ValueError(_numeric_rule_message(col, int(vals.size), max_numeric_states))
+    lut = np.empty(span, dtype=np.int32)
+    lut[vals] = np.arange(vals.size, dtype=np.int32)
+    return lut[off], [int(v) + lo for v in vals], False
+
+
+def _card_bound(dtype, declared, max_numeric_states) -> int:
     """An upper bound on a column's number of states known without encoding it (1 when none is known cheaply,
     so an unknown column starts at the narrowest type and widens the matrix only if it needs to)."""
     if declared is not None:
         return len(declared)
-    dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         return len(dtype.categories)
     if pd.api.types.is_bool_dtype(dtype):

@@ -137,10 +137,12 @@ def build_network(parents: Mapping, data: EncodedData, *, counts: Mapping | None
         raise TypeError(f"data must be an EncodedData (pgmpy_ext.data.encode(df)), got {type(data).__name__}.")
     _check_alpha(alpha)
     nodes = list(parents)
+    known = set(nodes)  # a set: `p not in nodes` on the list was quadratic (0.5 s for a 7130-node K2 network)
     for node in list(nodes):
         for p in parents[node]:
-            if p not in nodes:
+            if p not in known:
                 nodes.append(p)
+                known.add(p)
     full = {n: sorted_parents(parents.get(n, ())) for n in nodes}
     for n, pa in full.items():
         if n in pa:

@@ -142,7 +142,8 @@ def compile_network(model: DiscreteBayesianNetwork, target, *, columns: Sequence
         families[n] = tuple(variables[1:])
         tables[n] = values
     cols = [n for n in nodes if n != target] if columns is None else list(columns)
-    absent = [n for n in nodes if n != target and n not in cols]
+    col_set = set(cols)  # not `in cols`: a list scan per node is quadratic on thousands of nodes
+    absent = [n for n in nodes if n != target and n not in col_set]
     if absent:
         raise ValueError(f"columns must contain every node except the target {target!r}; missing: {absent!r}.")
     layout = NetworkLayout.build(families, cards, cols, target)
