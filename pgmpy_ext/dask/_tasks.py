@@ -229,8 +229,8 @@ def add_esteps(*parts: tuple) -> tuple:
 
 # ------------------------------------------------------------------ latent-class passes besides the E step
 def _posteriors(part: EncodedPart, layout, log_theta, log_prior) -> np.ndarray:
-    return latent_class_estep(layout, part.kernel_codes, part.weights, log_theta, log_prior, return_resp=True, counts=False,
-                              check=False).resp
+    return latent_class_estep(layout, part.kernel_codes, part.weights, log_theta, log_prior, return_resp=True,
+                              counts=False, check=False).resp
 
 
 def gains_partition(part: EncodedPart, layout, log_params: Sequence) -> np.ndarray:

@@ -44,7 +44,8 @@ def test_fast_path_applies_the_numeric_column_rule_and_respects_declared_states(
                                          r"max_numeric_states=50"):
         encode(df)
     enc = encode(df, states={"amount": list(range(0, 600, 10)) + [-1]})  # declared: categorical, general path
-    assert enc.states[1][-1] == -1 and enc.codes[5, 1] == 5
+    assert enc.states[1][-1] == -1
+    assert enc.codes[5, 1] == 5
     assert encode(df, max_numeric_states=None).states[1] == list(range(0, 600, 10))
 
 
