@@ -483,8 +483,9 @@ def _report(results, st: Settings, elapsed: float, quick: bool, n_jobs, control=
           "samples sharing high or low values on ~1,500 genes, not the AML/ALL split (on a training fold only "
           "~50 genes have an AML-mean z-score >= 0.75). The control section shows the ensemble machinery itself"
           " is sound when the biclusters carry the class. EXPANDER's SAMBA (its own preprocessing, option files"
-          " and defaults, unpublished) evidently found class-aligned biclusters on the thesis's copy of the "
-          "data; we cannot tell which of its settings did that, and we did not tune ours on accuracy.",
+          " and defaults, unpublished) presumably found biclusters much better aligned with the classes on the "
+          "thesis's copy of the data, unless its pipeline differed elsewhere; we cannot tell which, and we did "
+          "not tune ours on accuracy.",
           "* **BENCH against the baselines on identical folds.** scikit-learn's forest (500 trees) and a linear "
           "SVM on standardised genes are the comparisons a bioinformatician makes today; on leukemia they are "
           "near perfect and above BENCH by a wide margin on both protocols. The thesis's baselines were Weka's "
@@ -518,7 +519,8 @@ def _standing(results, st: Settings) -> list[str]:
     out = []
     for d in st.datasets:
         for p in st.protocols:
-            if not any(r["dataset"] == d and r["protocol"] == p for r in results):
+            rs = [r for r in results if r["dataset"] == d and r["protocol"] == p]
+            if not rs:
                 continue
             a = {m: _summary(results, d, p, m)[0] for m in ("BENCH confidence", "BENCH FI only", "single BN",
                                                             "random forest", "linear SVM", "bagging (trees)")}
@@ -530,7 +532,10 @@ def _standing(results, st: Settings) -> list[str]:
                        f"{fmt(a['linear SVM'])}%, bagged trees {fmt(a['bagging (trees)'])}%: BENCH is "
                        f"{fmt(abs(best - a['BENCH confidence']))} points "
                        f"{'below' if best >= a['BENCH confidence'] else 'above'} the better of the forest and the "
-                       "SVM.")
+                       f"SVM. Members per fold: {fmt(np.mean([r['info']['FI'] for r in rs]), 1)} FI, "
+                       f"{fmt(np.mean([r['info']['FE'] for r in rs]), 1)} FE"
+                       + (" (no fold has an FI dataset: no (+, -) pair of biclusters sharing genes)"
+                          if not any(r["info"]["FI"] for r in rs) else "") + ".")
     return out + [""] if out else []
 
 
