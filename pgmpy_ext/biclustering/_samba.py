@@ -124,6 +124,22 @@ class SAMBA(BiclusterMixin, BaseEstimator):
     its cells are edges, under ``p_c``), while 0.75 and 0.8 recovered every planted block with Jaccard >= 0.83 on
     two seeds (a calibration, decision 10).
 
+    **Settings for BENCH on microarrays** (issue 14; ``benchmarks/samba_calibration.py``, report
+    ``docs/reproductions/seed004-bench.md``). The defaults above find planted blocks; on a real 65 x 7129
+    leukemia training fold they give few biclusters (6-12 pass the 0.2 overlap filter) and so few BENCH members.
+    Two things set bicluster size there. (1) ``threshold``: a gene that is high by the same amount in a fraction
+    ``q`` of the samples has z-score ``sqrt((1 - q) / q)`` in them, so an "up" block can cover at most
+    ``1 / (1 + threshold**2)`` of the samples even without noise (31% at 1.5, 64% at 0.75); with noise,
+    ``threshold=1.5`` left biclusters at the ``min_rows`` floor (4 samples x ~570 genes). (2) ``p_c``: a vertex
+    joins when more than ``log((1-p)/(1-p_c)) / log(p_c (1-p) / (p (1-p_c)))`` of its pairs are edges, so a
+    lower ``p_c`` admits noisier rows and genes. The edge probability model is not the cause: the bipartite
+    maximum-entropy model with the same expected degrees (the limit of the degree-preserving Monte Carlo
+    estimate) differs from the Chung-Lu value by at most ~4% on these graphs and gives the same biclusters.
+    Chosen from training-fold statistics only (no accuracy), for the thesis's FI datasets of ~24 rows x ~226
+    genes and ~59 members: ``SAMBA(threshold=0.75, p_c=0.5, min_rows=4, max_overlap=0.65)`` (mean over four
+    folds: 22 x 199, 64 members; biclusters of ~16 samples x ~1,500 genes). These are not the defaults: with
+    ``p_c=0.5`` the planted blocks of the section 10 generator are overgrown (Jaccard 0.31-0.51).
+
     References
     ----------
     .. [1] A. Tanay, R. Sharan and R. Shamir, "Discovering statistically significant biclusters in gene expression

@@ -463,6 +463,15 @@ def _reproduce(args) -> int:
             print(f"reproduction {args.name!r} has no --full grid (it always runs all of it)", file=sys.stderr)
             return 2
         kw["full"] = True
+    for opt, value in (("cache_dir", args.cache_dir), ("partial", args.partial)):
+        if value:
+            if opt not in inspect.signature(run).parameters:
+                print(f"reproduction {args.name!r} has no --{opt.replace('_', '-')} option", file=sys.stderr)
+                return 2
+            kw[opt] = value
+    if args.partial and not args.cache_dir:
+        print("--partial reports the folds saved in --cache-dir: give --cache-dir too", file=sys.stderr)
+        return 2
     output = args.output  # --output (a report file) overrides --output-dir
     if output is None:
         if "output_dir" in inspect.signature(run).parameters:
@@ -602,6 +611,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--full", action="store_true", help="every cell of a reproduction whose default runs a subset "
                                                        "(e.g. seed001-tables7.1-7.2)")
     r.add_argument("--n-jobs", type=int, default=None, help="parallel jobs where the experiment supports them")
+    r.add_argument("--cache-dir", type=Path, default=None,
+                   help="per-fold result cache of reproductions that have one (e.g. seed004-bench): finished folds "
+                        "are saved there and reused only when they were run with the same settings")
+    r.add_argument("--partial", action="store_true",
+                   help="with --cache-dir: run nothing, write the report from the saved folds (it says which are "
+                        "missing)")
     r.set_defaults(func=_reproduce)
     v = sub.add_parser("version", help="print versions")
     v.set_defaults(func=_version)

@@ -107,3 +107,35 @@ def test_cli_full_flag(tmp_path, monkeypatch, capsys):
     assert seen["full"] is False
     assert main(["reproduce", "nofull", "--output", str(tmp_path / "b.md"), "--full"]) == 2
     assert "has no --full grid" in capsys.readouterr().err
+
+
+def test_cli_reproduce_cache_options(monkeypatch, tmp_path, capsys):
+    import sys
+    import types
+
+    from pgmpy_ext.cli import main
+    from pgmpy_ext.experiments import REPRODUCTIONS, Reproduction
+
+    seen = {}
+
+    def with_cache(output=None, *, quick=False, n_jobs=None, cache_dir=None, partial=False):
+        seen.update(cache_dir=cache_dir, partial=partial)
+        return output
+
+    def without_cache(output=None, *, quick=False, n_jobs=None):
+        return output
+
+    for name, fn in (("withcache", with_cache), ("nocache", without_cache)):
+        module = types.ModuleType(f"pgmpy_ext.experiments._{name}_for_tests")
+        module.run = fn
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+        monkeypatch.setitem(REPRODUCTIONS, name, Reproduction(name, "fake", f"_{name}_for_tests"))
+    out = str(tmp_path / "a.md")
+    assert main(["reproduce", "withcache", "--output", out, "--cache-dir", str(tmp_path), "--partial"]) == 0
+    assert seen == {"cache_dir": tmp_path, "partial": True}
+    assert main(["reproduce", "withcache", "--output", out]) == 0
+    assert seen == {"cache_dir": None, "partial": False}
+    assert main(["reproduce", "withcache", "--output", out, "--partial"]) == 2
+    assert "give --cache-dir too" in capsys.readouterr().err
+    assert main(["reproduce", "nocache", "--output", out, "--cache-dir", str(tmp_path)]) == 2
+    assert "has no --cache-dir option" in capsys.readouterr().err

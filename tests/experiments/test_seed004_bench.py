@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from pgmpy_ext.experiments import REPRODUCTIONS
@@ -26,8 +28,24 @@ def test_folds_protocols():
 
 
 def test_quick_report(shared_datasets, tmp_path):
-    path = bench.run(tmp_path / "b.md", quick=True, log=lambda *a: None)
+    cache = tmp_path / "cache"
+    path = bench.run(tmp_path / "b.md", quick=True, cache_dir=cache, log=lambda *a: None)
     text = path.read_text()
+    assert "Partial report" not in text
+    row = next(line for line in text.splitlines() if line.startswith("| C4.5 (C45Classifier, J48 defaults) |"))
+    single, ensemble = (float(cell) for cell in row.split("|")[2:4])
+    assert 0.0 <= single <= 100.0
+    assert 0.0 <= ensemble <= 100.0
+    # the saved fold is reused for the same settings, and run again (here: reported missing) for other settings
+    (fold_file,) = cache.glob("leukemia-stratified-0.json")
+    reused = bench.run(tmp_path / "again.md", quick=True, cache_dir=cache, partial=True, log=lambda *a: None)
+    assert "Partial report" not in reused.read_text()
+    saved = json.loads(fold_file.read_text())
+    assert saved["settings"]["samba"]["threshold"] == bench.CALIBRATED_SAMBA["threshold"]
+    saved["settings"]["samba"]["threshold"] = 1.5
+    fold_file.write_text(json.dumps(saved))
+    stale = bench.run(tmp_path / "stale.md", quick=True, cache_dir=cache, partial=True, log=lambda *a: None)
+    assert "Partial report: 1 of" in stale.read_text()
     for heading in ("## Accuracy (%), protocol `stratified`", "## Accuracy (%), protocol `floor`",
                     "## Table 4.2: weighting schemes", "## Fig. 4.2: leukemia", "## Fig. 4.5",
                     "## Ensemble sizes and bicluster calibration", "## Why the numbers differ"):
