@@ -303,6 +303,10 @@ def pairwise_counts(data: DaskEncodedData, features: Sequence | None = None, con
     return PairwiseCounts(flat, pair_offsets(cards, ccard), cards, ccard, features)
 
 
+#: Buckets of the range-partitioned merge of :func:`compress` (about; see ``_tasks.bucket_plan``).
+_COMPRESS_BUCKETS = 16
+
+
 def compress(data: DaskEncodedData) -> EncodedData:
     """Distinct rows with their multiplicities, in one pass: a weighted in-memory :class:`EncodedData`.
 
@@ -312,7 +316,23 @@ def compress(data: DaskEncodedData) -> EncodedData:
     """
     dask = require_dask()
     leaves = [dask.delayed(_tasks.distinct_rows, pure=True)(part, data.cards) for part in data.parts]
-    codes, counts = _compute(_tree(leaves, _tasks.merge_distinct, data.cards))
+    lead = _tasks.bucket_plan(data.cards, _COMPRESS_BUCKETS) if len(leaves) > 1 else 0
+    if lead == 0:
+        codes, counts = _compute(_tree(leaves, _tasks.merge_distinct, data.cards))
+    else:
+        # Range-partitioned merge: every partition's distinct rows are cut by the key of the leading columns
+        # and each bucket is merged in its own fixed tree over the partition index, so no worker ever holds more
+        # than one bucket's distinct rows (a single tree's root held all of them: 4 M rows of alarm-50M did not
+        # fit a 1.5 GiB worker). Buckets are ranges of the lexicographic order and each row's multiplicity is
+        # summed over the same partitions in the same tree, so the result is identical.
+        n_buckets = int(np.prod(np.asarray(data.cards[:lead], dtype=np.intp) + 1))
+        splits = [dask.delayed(_tasks.split_distinct, pure=True, nout=n_buckets)(leaf, data.cards, lead)
+                  for leaf in leaves]
+        buckets = _compute([_tree([sp[b] for sp in splits], _tasks.merge_distinct, data.cards)
+                            for b in range(n_buckets)])
+        buckets = [b for b in buckets if b[0].shape[0]] or buckets[:1]
+        codes = np.concatenate([b[0] for b in buckets], axis=0)
+        counts = np.concatenate([b[1] for b in buckets])
     missing = "skip" if data.missing == "skip" or (codes < 0).any() else "error"
     # int32 (small: distinct rows): the in-memory learners read .codes many times, which would copy narrow codes
     return EncodedData(codes, data.columns, data.states, weights=counts, missing=missing, codes_dtype="int32")

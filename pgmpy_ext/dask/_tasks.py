@@ -160,6 +160,38 @@ def merge_distinct(cards: np.ndarray, *parts: tuple[np.ndarray, np.ndarray]) -> 
     return u.codes, u.counts
 
 
+def bucket_plan(cards: np.ndarray, target: int) -> int:
+    """How many leading columns key the buckets of a range-partitioned merge of distinct rows: the fewest whose
+    product of ``card + 1`` (missing cells, -1, are a value too) reaches ``target`` buckets, capped at 4 * target
+    buckets (0 when even one column has more, i.e. no bucketing)."""
+    size, lead = 1, 0
+    for c in cards:
+        if size >= target or size * (int(c) + 1) > 4 * target:
+            break
+        size *= int(c) + 1
+        lead += 1
+    return lead if size > 1 else 0
+
+
+def bucket_ids(codes: np.ndarray, cards: np.ndarray, lead: int) -> np.ndarray:
+    """Bucket of every row: the mixed-radix key of ``codes[:, :lead] + 1``. Nondecreasing along rows sorted in
+    lexicographic order (-1 first), so buckets in key order are ranges of that order."""
+    key = np.zeros(codes.shape[0], dtype=np.intp)
+    for j in range(lead):
+        key *= int(cards[j]) + 1
+        key += codes[:, j].astype(np.intp) + 1
+    return key
+
+
+def split_distinct(part: tuple[np.ndarray, np.ndarray], cards: np.ndarray, lead: int) -> tuple:
+    """One partition's distinct rows (lexicographic order) cut into the ranges of every bucket, as a tuple of
+    ``(codes, counts)`` pairs indexed by bucket (empty pairs for empty buckets)."""
+    codes, counts = part
+    n_buckets = int(np.prod(np.asarray(cards[:lead], dtype=np.intp) + 1))
+    edges = np.searchsorted(bucket_ids(codes, cards, lead), np.arange(n_buckets + 1), side="left")
+    return tuple((codes[a:b], counts[a:b]) for a, b in zip(edges[:-1], edges[1:]))
+
+
 def log_joint_partition(pdf: pd.DataFrame, features: Sequence, states: dict, layout, log_cpt: np.ndarray,
                         plan, class_order: np.ndarray, missing: str, handle_unknown: str, normalize: bool,
                         partition_info: dict | None = None) -> np.ndarray:

@@ -504,6 +504,7 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
     plain = [states.get(col) is None and _plain_int_dtype(dtypes[k]) for k, col in enumerate(df.columns)]
     block_cols = max(1, min(64, _BLOCK_CELLS // max(n, 1)))
     block, b0, b1 = None, 0, 0
+    cat_cache = []  # [(CategoricalDtype, states)] of category columns encoded by the general path
     codes = np.empty((n, m), dtype=bound_dtype)
     buf = np.empty((min(_FILL_GROUP, m), n), dtype=codes.dtype)
     start = 0  # first column held in buf
@@ -518,11 +519,21 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
                     b1 += 1
                 block = df.iloc[:, b0:b1].to_numpy()
             res = _int_codes(col, block[:, k - b0], max_numeric_states)
+        elif states.get(col) is None and isinstance(dtypes[k], pd.CategoricalDtype):
+            # categorical columns sharing one dtype (same categories in the same order, same category dtype)
+            # share the states of the first one: their pandas codes are the state codes (checked on the first)
+            cat_codes = df.iloc[:, k].array.codes
+            st = _cached_category_states(cat_cache, dtypes[k])
+            if st is not None and (missing != "error" or cat_codes.min(initial=0) >= 0):
+                res = cat_codes, list(st), False
         if res is not None:
             col_codes, st, ign = res
         else:
             col_codes, st, ign = _encode_column(col, df.iloc[:, k], states.get(col), missing, df.index,
                                                 max_numeric_states, handle_unknown)
+            if states.get(col) is None and isinstance(dtypes[k], pd.CategoricalDtype) \
+                    and np.array_equal(col_codes, df.iloc[:, k].array.codes):
+                cat_cache.append((dtypes[k], st))
         need = codes_dtype_for([len(st)], codes_dtype)  # raises for an explicit int8/int16 that does not fit
         if need.itemsize > codes.dtype.itemsize:  # rare: flush the buffered columns, then widen
             codes[:, start:k] = buf[:k - start].T
@@ -571,6 +582,17 @@ def _int_codes(col, values: np.ndarray, max_numeric_states):
     lut = np.empty(span, dtype=np.int32)
     lut[vals] = np.arange(vals.size, dtype=np.int32)
     return lut[off], [int(v) + lo for v in vals], False
+
+
+def _cached_category_states(cache: list, dtype: pd.CategoricalDtype):
+    """The states of an earlier category column whose dtype has exactly these categories (same values, types
+    and order; unordered CategoricalDtypes compare equal in any order, so ``==`` is not enough), or None."""
+    cats = dtype.categories
+    for cached, st in cache[-4:]:
+        if cached is dtype or (cached.categories.dtype == cats.dtype and cached.categories.equals(cats)
+                               and [type(v) for v in cached.categories] == [type(v) for v in cats]):
+            return st
+    return None
 
 
 def _card_bound(dtype, declared, max_numeric_states) -> int:

@@ -58,3 +58,24 @@ def test_fast_path_blocks_span_many_columns_and_rows():
     assert enc.kernel_codes.dtype == np.int8
     assert enc.states[7] == sorted(set(D[:, 7].tolist()))
     assert np.array_equal(enc.codes, encode(_general(df)).codes)
+
+
+def test_category_columns_sharing_a_dtype_encode_like_separate_columns():
+    rng = np.random.default_rng(2)
+    n = 40
+    shared = pd.CategoricalDtype([0, 1, 2])
+    cols = {f"s{j}": pd.Categorical.from_codes(rng.integers(0, 3, n), dtype=shared) for j in range(6)}
+    cols["rev"] = pd.Categorical.from_codes(rng.integers(0, 3, n), dtype=pd.CategoricalDtype([2, 1, 0]))  # == shared
+    cols["flt"] = pd.Categorical.from_codes(rng.integers(0, 3, n), dtype=pd.CategoricalDtype([0.0, 1.0, 2.0]))
+    cols["obj"] = pd.Categorical.from_codes(rng.integers(0, 3, n), dtype=pd.CategoricalDtype([0, "1", 2]))
+    cols["s_nan"] = pd.Categorical.from_codes(np.r_[-1, rng.integers(0, 3, n - 1)], dtype=shared)
+    df = pd.DataFrame(cols)
+    enc = encode(df, missing="skip")
+    for k, col in enumerate(df.columns):  # each column alone goes through the general path
+        alone = encode(df[[col]], missing="skip")
+        assert np.array_equal(enc.codes[:, k], alone.codes[:, 0]), col
+        assert enc.states[k] == alone.states[0], col
+        assert [type(v) for v in enc.states[k]] == [type(v) for v in alone.states[0]], col
+    assert enc.states[df.columns.get_loc("rev")] == [2, 1, 0]
+    with pytest.raises(ValueError, match=r"Column 's_nan' has a missing value"):
+        encode(df)
