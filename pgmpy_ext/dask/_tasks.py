@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pgmpy_ext.data import EncodedData, codes_dtype_for, encode, state_key, to_python
+from pgmpy_ext.data import EncodedData, codes_dtype_for, column_kind, encode, int32_codes, state_key, to_python
 from pgmpy_ext.stats import (
     family_counts_many,
     latent_class_estep,
@@ -51,28 +51,11 @@ class EncodedPart:
     @property
     def codes(self) -> np.ndarray:
         """The codes as int32 (the stored array when it is int32, else a read-only copy)."""
-        if self.kernel_codes.dtype == np.int32:
-            return self.kernel_codes
-        out = self.kernel_codes.astype(np.int32)
-        out.flags.writeable = False
-        return out
+        return int32_codes(self.kernel_codes)
 
     def data(self, columns: Sequence, states: Sequence, missing: str) -> EncodedData:
         """An :class:`~pgmpy_ext.data.EncodedData` view of the part (same codes dtype, no copy)."""
         return EncodedData(self.kernel_codes, columns, states, weights=self.weights, missing=missing)
-
-
-def _column_kind(series: pd.Series) -> str:
-    dtype = series.dtype
-    if isinstance(dtype, pd.CategoricalDtype):
-        return "category"
-    if pd.api.types.is_bool_dtype(dtype):
-        return "bool"
-    if pd.api.types.is_integer_dtype(dtype):
-        return "int"
-    if pd.api.types.is_float_dtype(dtype):
-        return "float"
-    return "object"
 
 
 def scan_partition(pdf: pd.DataFrame, columns: Sequence) -> dict:
@@ -86,7 +69,7 @@ def scan_partition(pdf: pd.DataFrame, columns: Sequence) -> dict:
         for v in values:
             v = to_python(v)
             seen.setdefault(state_key(v), v)
-        out[col] = ({_column_kind(series)}, seen)
+        out[col] = ({column_kind(col, series)}, seen)
     return out
 
 

@@ -13,7 +13,9 @@ from pgmpy_ext.data._encoded import (
     check_no_missing,
     check_numeric_columns,
     codes_dtype_for,
+    column_kind,
     encode,
+    int32_codes,
     kernel_codes,
     numeric_columns_to_discretize,
     pgmpy_state_names,
@@ -27,5 +29,5 @@ __all__ += ["HANDLE_UNKNOWN", "MAX_NUMERIC_STATES", "numeric_columns_to_discreti
 __all__ += ["check_numeric_columns", "pgmpy_state_names"]
 __all__ += ["FIT_MISSING", "check_fit_frame", "check_no_missing"]
 __all__ += ["state_key", "to_python"]
-__all__ += ["CODES_DTYPES", "codes_dtype_for", "kernel_codes"]
+__all__ += ["CODES_DTYPES", "codes_dtype_for", "kernel_codes", "int32_codes", "column_kind"]
 __all__ += ["CompoundColumn", "compound_column", "join_compound", "split_compound"]

@@ -79,6 +79,38 @@ def codes_dtype_for(cards, codes_dtype="auto") -> np.dtype:
     return dt
 
 
+def int32_codes(stored: np.ndarray) -> np.ndarray:
+    """Stored codes as int32: the array itself when it is int32, else a fresh read-only int32 copy (narrow codes
+    never meet numpy arithmetic, where int8 would overflow silently). ``EncodedData.codes`` and the dask parts'
+    ``codes`` are this.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = int32_codes(np.array([[1, -1]], dtype=np.int8))
+    >>> c.dtype, c.flags.writeable
+    (dtype('int32'), False)
+    """
+    if stored.dtype == np.int32:
+        return stored
+    out = stored.astype(np.int32)
+    out.flags.writeable = False
+    return out
+
+
+def column_kind(col, series: pd.Series) -> str:
+    """How :func:`encode` reads a column: 'category' | 'bool' | 'int' | 'float' | 'object'; a TypeError naming
+    ``col`` for complex and datetime/timedelta columns.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> column_kind("x", pd.Series([1.0, 2.0])), column_kind("s", pd.Series(["a"]))
+    ('float', 'object')
+    """
+    return _column_kind(col, series)
+
+
 def kernel_codes(codes) -> np.ndarray:
     """The code matrix a fused kernel of ``pgmpy_ext.stats`` reads: :attr:`EncodedData.kernel_codes` of an
     :class:`EncodedData`; an int8 / int16 / int32 array as it is (made C-contiguous); any other integer array as
@@ -239,11 +271,7 @@ class EncodedData:
         """The codes as C-contiguous int32 ``(n_rows, n_cols)``: the stored array when it is int32, else a fresh
         read-only int32 copy (so int8 codes never meet numpy arithmetic such as ``codes[:, a] * r + codes[:, b]``,
         which would overflow silently). The fused kernels read :attr:`kernel_codes` instead."""
-        if self._codes.dtype == np.int32:
-            return self._codes
-        out = self._codes.astype(np.int32)
-        out.flags.writeable = False
-        return out
+        return int32_codes(self._codes)
 
     @property
     def kernel_codes(self) -> np.ndarray:
