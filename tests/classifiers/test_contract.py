@@ -22,6 +22,7 @@ import pgmpy_ext.classifiers as clf_mod
 from pgmpy_ext._compat import VariableElimination
 from pgmpy_ext.classifiers import BNClassifierBase
 from pgmpy_ext.io import read_bif, read_xmlbif, write_bif, write_xmlbif
+from tests.classifier_data import mixed_frame
 
 # constructor arguments for classifiers whose defaults would be degenerate on the small test data
 _OVERRIDES = {"FANClassifier": {"n_edges": 2}}
@@ -70,14 +71,7 @@ def xy():
     """Mixed-type discrete data with a 3-class target that depends on the features."""
     rng = np.random.default_rng(7)
     n = 600
-    y = rng.choice(["lo", "mid", "hi"], n)
-    base = np.select([y == "lo", y == "mid"], [0, 1], 2)
-    X = pd.DataFrame({
-        "a": np.where(rng.random(n) < 0.8, base, rng.integers(0, 3, n)),
-        "b": pd.Categorical(np.where(rng.random(n) < 0.6, base % 2, 1 - base % 2).astype(str)),
-        "c": rng.random(n) < 0.5,
-        "d": rng.integers(10, 14, n),
-    })
+    X, y, _ = mixed_frame(rng, n)
     X["e"] = np.where(rng.random(n) < 0.9, X["a"], 0)  # strongly tied to a
     return X, pd.Series(y, name="level")
 

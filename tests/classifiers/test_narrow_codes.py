@@ -16,6 +16,7 @@ import pgmpy_ext.data._encoded as encoded_mod
 from pgmpy_ext.classifiers import BNClassifierBase
 from pgmpy_ext.clustering import CEMClustering, EMAClustering, EMATANClustering, LatentClassEM
 from pgmpy_ext.data import EncodedData
+from tests.classifier_data import mixed_frame
 
 _OVERRIDES = {"FANClassifier": {"n_edges": 2}}
 CLASSIFIERS = [getattr(clf_mod, n)(**_OVERRIDES.get(n, {})) for n in clf_mod.__all__
@@ -25,14 +26,7 @@ CLASSIFIERS = [getattr(clf_mod, n)(**_OVERRIDES.get(n, {})) for n in clf_mod.__a
 
 def _xy(n=500, seed=3, wide=False):
     rng = np.random.default_rng(seed)
-    y = rng.choice(["lo", "mid", "hi"], n)
-    base = np.select([y == "lo", y == "mid"], [0, 1], 2)
-    X = pd.DataFrame({
-        "a": np.where(rng.random(n) < 0.8, base, rng.integers(0, 3, n)),
-        "b": pd.Categorical(np.where(rng.random(n) < 0.6, base % 2, 1 - base % 2).astype(str)),
-        "c": rng.random(n) < 0.5,
-        "d": rng.integers(10, 14, n),
-    })
+    X, y, base = mixed_frame(rng, n)
     # 128 declared states (codes up to 127, the top of int8), or 150 (int16)
     k = 150 if wide else 128
     X["e"] = pd.Categorical((base * 40 + rng.integers(0, 8, n)) % k, categories=list(range(k)))
