@@ -256,7 +256,7 @@ def single_process(files, states, families) -> dict:
     import pandas as pd
 
     from pgmpy_ext.data import encode
-    from pgmpy_ext.stats import family_counts_many, unique_rows
+    from pgmpy_ext.stats import family_counts_many, merge_unique_rows, unique_rows
 
     cols = list(states)
     family_counts_many(encode(pd.read_parquet(files[0], columns=cols), states=states), families)  # warm-up
@@ -272,14 +272,14 @@ def single_process(files, states, families) -> dict:
     parts = []
     for f in files:
         data = encode(pd.read_parquet(f, columns=cols), states=states)
-        u = unique_rows(data.codes, data.cards)
+        u = unique_rows(data.codes, data.cards, return_inverse=False)
         parts.append((u.codes, u.counts))
     cards = np.array([len(states[c]) for c in cols], dtype=np.intp)
-    u = unique_rows(np.concatenate([p[0] for p in parts]), cards, np.concatenate([p[1] for p in parts]))
+    codes, counts = merge_unique_rows(parts, cards)  # one k-way merge of the files' sorted distinct rows
     t_comp, cpu_comp = time.perf_counter() - t0, cpu_self() - c0
-    return {"mode": mode.done(), "tables": total, "comp": (u.codes, u.counts), "t_counts": t_counts,
+    return {"mode": mode.done(), "tables": total, "comp": (codes, counts), "t_counts": t_counts,
             "cpu_counts": cpu_counts, "t_comp": t_comp, "cpu_comp": cpu_comp, "peak": [vm_hwm_mb()],
-            "distinct": u.codes.shape[0], "part_distinct": sum(p[0].shape[0] for p in parts)}
+            "distinct": codes.shape[0], "part_distinct": sum(p[0].shape[0] for p in parts)}
 
 
 def dask_passes(files, states, families, name, cpu_all) -> dict:

@@ -15,6 +15,10 @@ import numpy as np
 
 from cython.parallel cimport prange
 
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
+
 from _fcode cimport fcode_t
 from _typedefs cimport code_t, float64_t, intp_t, int64
 
@@ -494,6 +498,335 @@ def row_keys_multi(const fcode_t[:, ::1] X, const intp_t[::1] cards, const intp_
                 for t in range(word_ptr[w], word_ptr[w + 1]):
                     key = key * (cards[t] + 1) + (X[r, t] + 1)
                 out[r, w] = key
+
+
+cdef inline uint64_t _mix64(uint64_t h) noexcept nogil:
+    """The splitmix64 finaliser: a bijection of 64-bit words that spreads every input bit over the output."""
+    h ^= h >> 30
+    h *= <uint64_t>0xbf58476d1ce4e5b9
+    h ^= h >> 27
+    h *= <uint64_t>0x94d049bb133111eb
+    h ^= h >> 31
+    return h
+
+
+cdef struct _Slot:
+    uint64_t hash
+    intp_t group   # -1 = empty
+    int64 w0       # the first two key words of the group, inline: a probe that finds its group reads one slot
+    int64 w1
+
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define PGMPY_EXT_PREFETCH(p) __builtin_prefetch((p), 0, 1)
+    #else
+    #define PGMPY_EXT_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void PGMPY_EXT_PREFETCH(const void* p) noexcept nogil
+
+
+cdef enum:
+    _BLOCK = 16   # rows hashed (and their slots prefetched) before they are probed
+
+
+cdef int _grow_table(_Slot** table, intp_t* size, intp_t new_size) noexcept nogil:
+    """Rehash ``table`` into ``new_size`` (a power of two) slots; 0 on success, -1 when out of memory."""
+    cdef _Slot* old = table[0]
+    cdef intp_t old_size = size[0]
+    cdef _Slot* tab = <_Slot*> malloc(new_size * sizeof(_Slot))
+    cdef intp_t i, j
+    cdef intp_t mask = new_size - 1
+    if tab == NULL:
+        return -1
+    for i in range(new_size):
+        tab[i].group = -1
+    for i in range(old_size):
+        if old[i].group >= 0:
+            j = <intp_t>(old[i].hash & <uint64_t>mask)
+            while tab[j].group >= 0:
+                j = (j + 1) & mask
+            tab[j] = old[i]
+    free(old)
+    table[0] = tab
+    size[0] = new_size
+    return 0
+
+
+def group_rows(const fcode_t[:, ::1] X, const intp_t[::1] cards, const intp_t[::1] word_ptr,
+               const float64_t[::1] weights, intp_t[::1] inverse):
+    """Group identical rows with a hash table, in one pass: the hash group-by behind ``unique_rows``.
+
+    Parameters
+    ----------
+    X : int8, int16 or int32 (n_rows, n_cols), IN (fused ``fcode_t``). Codes, -1 = missing.
+    cards : intp (n_cols,), IN. Cardinality of each column.
+    word_ptr : intp (n_words + 1,), IN. Column ranges of the key words, as in ``row_keys_multi`` (at least one
+        word; the caller checks that each word's ``prod(cards + 1)`` is below 2**63).
+    weights : float64 (n_rows,) or (0,), IN. Row weights; empty = all ones.
+    inverse : intp (n_rows,) or (0,), OUT. Overwritten with each row's group; empty = not wanted.
+
+    Returns
+    -------
+    first : intp (n_groups,). The first row of every group, groups in order of first appearance.
+    counts : float64 (n_groups,). Summed weights of every group, added in row order (so equal, bit for bit, to
+        ``np.bincount(inverse, weights)``).
+    words : int64 (n_groups, n_words). The ``row_keys_multi`` words of every group: sorting the groups by this
+        tuple sorts them in the lexicographic order of their codes (-1 first).
+
+    Notes
+    -----
+    Open addressing with linear probing over a power-of-two table kept at most half full (doubled as groups
+    appear). A slot holds the 64-bit hash of the row's words, its group and the group's first two words, so a
+    probe compares inline (words past the second are compared against the group's stored words). Rows are
+    hashed in blocks of 16 whose slots are prefetched before the block is probed, in row order. One pass and
+    no sort, so it costs about one counting pass plus a probe per row; sorting only the distinct rows afterwards
+    is the caller's.
+    """
+    cdef intp_t n = X.shape[0]
+    cdef intp_t k = X.shape[1]
+    cdef intp_t n_words = word_ptr.shape[0] - 1
+    cdef bint weighted = weights.shape[0] > 0
+    cdef bint want_inverse = inverse.shape[0] > 0
+    cdef intp_t r, r0, r1, t, w, j, g, mask
+    cdef intp_t n_groups = 0
+    cdef intp_t cap = 1024
+    cdef intp_t size = 2048
+    cdef int64 key, k0, k1
+    cdef uint64_t h
+    cdef uint64_t hbuf[_BLOCK]
+    cdef bint same
+    cdef int failed = 0
+    cdef int64* kbuf = NULL
+    cdef int64* kr
+    cdef int64* gwords = NULL
+    cdef intp_t* gfirst = NULL
+    cdef float64_t* gcount = NULL
+    cdef _Slot* table = NULL
+    cdef void* grown
+    if cards.shape[0] != k:
+        raise ValueError(f"cards has length {cards.shape[0]}, expected n_cols = {k}.")
+    if n_words < 1 or word_ptr[0] != 0 or word_ptr[n_words] != k:
+        raise ValueError(f"word_ptr must hold at least one word and run from 0 to n_cols = {k}.")
+    for w in range(n_words):
+        if word_ptr[w + 1] < word_ptr[w]:
+            raise ValueError("word_ptr must be non-decreasing.")
+    if weighted and weights.shape[0] != n:
+        raise ValueError(f"weights has length {weights.shape[0]}, expected n_rows = {n} (or 0).")
+    if want_inverse and inverse.shape[0] != n:
+        raise ValueError(f"inverse has length {inverse.shape[0]}, expected n_rows = {n} (or 0).")
+    while cap > 16 and cap // 2 >= n:  # small inputs start small (the table is rebuilt as groups appear)
+        cap //= 2
+        size //= 2
+    kbuf = <int64*> malloc(_BLOCK * n_words * sizeof(int64))
+    gwords = <int64*> malloc(cap * n_words * sizeof(int64))
+    gfirst = <intp_t*> malloc(cap * sizeof(intp_t))
+    gcount = <float64_t*> malloc(cap * sizeof(float64_t))
+    table = <_Slot*> malloc(size * sizeof(_Slot))
+    try:
+        if kbuf == NULL or gwords == NULL or gfirst == NULL or gcount == NULL or table == NULL:
+            raise MemoryError("group_rows: out of memory for the hash table.")
+        with nogil:
+            for j in range(size):
+                table[j].group = -1
+            mask = size - 1
+            r0 = 0
+            while r0 < n:
+                r1 = r0 + _BLOCK if r0 + _BLOCK < n else n
+                for r in range(r0, r1):  # key words and hash of the block's rows; prefetch their home slots
+                    kr = &kbuf[(r - r0) * n_words]
+                    h = 0
+                    for w in range(n_words):
+                        key = 0
+                        for t in range(word_ptr[w], word_ptr[w + 1]):
+                            key = key * (cards[t] + 1) + (<intp_t>X[r, t] + 1)
+                        kr[w] = key
+                        h = _mix64(h ^ <uint64_t>key ^ (<uint64_t>w << 58))
+                    hbuf[r - r0] = h
+                    PGMPY_EXT_PREFETCH(&table[<intp_t>(h & <uint64_t>mask)])
+                for r in range(r0, r1):  # probe in row order (groups are numbered by first appearance)
+                    kr = &kbuf[(r - r0) * n_words]
+                    h = hbuf[r - r0]
+                    k0 = kr[0]
+                    k1 = kr[1] if n_words > 1 else 0
+                    j = <intp_t>(h & <uint64_t>mask)
+                    g = -1
+                    while table[j].group >= 0:
+                        if table[j].hash == h and table[j].w0 == k0 and table[j].w1 == k1:
+                            g = table[j].group
+                            same = True
+                            for w in range(2, n_words):
+                                if gwords[g * n_words + w] != kr[w]:
+                                    same = False
+                                    break
+                            if same:
+                                break
+                            g = -1
+                        j = (j + 1) & mask
+                    if g < 0:
+                        if n_groups == cap:
+                            cap *= 2
+                            grown = realloc(gwords, cap * n_words * sizeof(int64))
+                            if grown == NULL:
+                                failed = 1
+                                break
+                            gwords = <int64*> grown
+                            grown = realloc(gfirst, cap * sizeof(intp_t))
+                            if grown == NULL:
+                                failed = 1
+                                break
+                            gfirst = <intp_t*> grown
+                            grown = realloc(gcount, cap * sizeof(float64_t))
+                            if grown == NULL:
+                                failed = 1
+                                break
+                            gcount = <float64_t*> grown
+                        g = n_groups
+                        n_groups += 1
+                        memcpy(&gwords[g * n_words], kr, n_words * sizeof(int64))
+                        gfirst[g] = r
+                        gcount[g] = 0.0
+                        table[j].hash = h
+                        table[j].group = g
+                        table[j].w0 = k0
+                        table[j].w1 = k1
+                        if 2 * n_groups > size:
+                            if _grow_table(&table, &size, 2 * size) != 0:
+                                failed = 1
+                                break
+                            mask = size - 1
+                    gcount[g] += weights[r] if weighted else 1.0
+                    if want_inverse:
+                        inverse[r] = g
+                if failed:
+                    break
+                r0 = r1
+        if failed:
+            raise MemoryError("group_rows: out of memory growing the hash table.")
+        first_np = np.empty(n_groups, dtype=np.intp)
+        counts_np = np.empty(n_groups, dtype=np.float64)
+        words_np = np.empty((n_groups, n_words), dtype=np.int64)
+        if n_groups > 0:
+            _copy_out(first_np, counts_np, words_np, gfirst, gcount, gwords, n_groups, n_words)
+        return first_np, counts_np, words_np
+    finally:
+        free(kbuf)
+        free(gwords)
+        free(gfirst)
+        free(gcount)
+        free(table)
+
+
+def merge_sorted_runs(const fcode_t[:, ::1] X, const intp_t[::1] cards, const intp_t[::1] word_ptr,
+                      const intp_t[::1] run_ptr, const float64_t[::1] counts):
+    """Merge runs of distinct rows, each sorted in lexicographic order, into one such run (k-way merge).
+
+    Parameters
+    ----------
+    X : int8, int16 or int32 (n_rows, n_cols), IN (fused ``fcode_t``). The runs one after the other; run ``i`` is
+        rows ``run_ptr[i]:run_ptr[i + 1]``, strictly increasing in the lexicographic order of the codes (-1
+        first), as ``unique_rows`` returns them.
+    cards : intp (n_cols,), IN. Cardinality of each column.
+    word_ptr : intp (n_words + 1,), IN. Key words as in ``row_keys_multi`` (at least one).
+    run_ptr : intp (n_runs + 1,), IN. Run boundaries, from 0 to n_rows, non-decreasing.
+    counts : float64 (n_rows,), IN. Multiplicity of every row.
+
+    Returns
+    -------
+    take : intp (n_out,). For every distinct row of the union, in lexicographic order, its first row in ``X``.
+    out_counts : float64 (n_out,). Its multiplicities summed over the runs in run order (so equal, bit for bit, to
+        grouping the concatenated runs with ``group_rows``, which adds in row order).
+
+    Raises ValueError when a run is not strictly increasing. Costs one key computation per row plus ``n_runs``
+    head comparisons per output row, with sequential memory access only (no hash table, no sort).
+    """
+    cdef intp_t n = X.shape[0]
+    cdef intp_t k = X.shape[1]
+    cdef intp_t n_words = word_ptr.shape[0] - 1
+    cdef intp_t n_runs = run_ptr.shape[0] - 1
+    cdef intp_t r, t, w, i, best, n_out = 0
+    cdef int64 key
+    cdef int cmp
+    cdef int bad = 0
+    cdef int64* words = NULL
+    cdef intp_t* head = NULL
+    if cards.shape[0] != k:
+        raise ValueError(f"cards has length {cards.shape[0]}, expected n_cols = {k}.")
+    if n_words < 1 or word_ptr[0] != 0 or word_ptr[n_words] != k:
+        raise ValueError(f"word_ptr must hold at least one word and run from 0 to n_cols = {k}.")
+    if n_runs < 0 or run_ptr[0] != 0 or run_ptr[n_runs] != n:
+        raise ValueError(f"run_ptr must run from 0 to n_rows = {n}.")
+    for i in range(n_runs):
+        if run_ptr[i + 1] < run_ptr[i]:
+            raise ValueError("run_ptr must be non-decreasing.")
+    if counts.shape[0] != n:
+        raise ValueError(f"counts has length {counts.shape[0]}, expected n_rows = {n}.")
+    take_np = np.empty(n, dtype=np.intp)
+    out_np = np.empty(n, dtype=np.float64)
+    cdef intp_t[::1] take = take_np
+    cdef float64_t[::1] out = out_np
+    words = <int64*> malloc((n if n > 0 else 1) * n_words * sizeof(int64))
+    head = <intp_t*> malloc((n_runs if n_runs > 0 else 1) * sizeof(intp_t))
+    try:
+        if words == NULL or head == NULL:
+            raise MemoryError("merge_sorted_runs: out of memory for the row keys.")
+        with nogil:
+            for r in range(n):
+                for w in range(n_words):
+                    key = 0
+                    for t in range(word_ptr[w], word_ptr[w + 1]):
+                        key = key * (cards[t] + 1) + (<intp_t>X[r, t] + 1)
+                    words[r * n_words + w] = key
+            for i in range(n_runs):
+                head[i] = run_ptr[i]
+                for r in range(run_ptr[i] + 1, run_ptr[i + 1]):
+                    if _cmp_words(&words[(r - 1) * n_words], &words[r * n_words], n_words) >= 0:
+                        bad = 1
+            if not bad:
+                while True:
+                    best = -1
+                    for i in range(n_runs):  # the smallest head (the first run holding it)
+                        if head[i] < run_ptr[i + 1]:
+                            if best < 0 or _cmp_words(&words[head[i] * n_words], &words[head[best] * n_words],
+                                                      n_words) < 0:
+                                best = i
+                    if best < 0:
+                        break
+                    take[n_out] = head[best]
+                    out[n_out] = counts[head[best]]
+                    head[best] += 1
+                    for i in range(best + 1, n_runs):  # equal heads of later runs, added in run order
+                        if head[i] < run_ptr[i + 1] and _cmp_words(&words[head[i] * n_words],
+                                                                   &words[take[n_out] * n_words], n_words) == 0:
+                            out[n_out] += counts[head[i]]
+                            head[i] += 1
+                    n_out += 1
+    finally:
+        free(words)
+        free(head)
+    if bad:
+        raise ValueError("merge_sorted_runs: a run is not strictly increasing (its rows must be distinct and in "
+                         "lexicographic order, as unique_rows returns them).")
+    return take_np[:n_out].copy(), out_np[:n_out].copy()
+
+
+cdef inline int _cmp_words(const int64* a, const int64* b, intp_t n_words) noexcept nogil:
+    cdef intp_t w
+    for w in range(n_words):
+        if a[w] < b[w]:
+            return -1
+        if a[w] > b[w]:
+            return 1
+    return 0
+
+
+cdef void _copy_out(intp_t[::1] first, float64_t[::1] counts, int64[:, ::1] words, const intp_t* gfirst,
+                    const float64_t* gcount, const int64* gwords, intp_t n_groups, intp_t n_words):
+    memcpy(&first[0], gfirst, n_groups * sizeof(intp_t))
+    memcpy(&counts[0], gcount, n_groups * sizeof(float64_t))
+    memcpy(&words[0, 0], gwords, n_groups * n_words * sizeof(int64))
 
 
 def family_counts_multi(const fcode_t[:, ::1] X,

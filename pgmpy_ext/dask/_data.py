@@ -316,19 +316,27 @@ def compress(data: DaskEncodedData) -> EncodedData:
     """
     dask = require_dask()
     leaves = [dask.delayed(_tasks.distinct_rows, pure=True)(part, data.cards) for part in data.parts]
-    lead = _tasks.bucket_plan(data.cards, _COMPRESS_BUCKETS) if len(leaves) > 1 else 0
+    levels = _tasks.tree_order(len(leaves))
+    lead = _tasks.bucket_plan(data.cards, _COMPRESS_BUCKETS) if levels else 0
     if lead == 0:
         codes, counts = _compute(_tree(leaves, _tasks.merge_distinct, data.cards))
     else:
-        # Range-partitioned merge: every partition's distinct rows are cut by the key of the leading columns
-        # and each bucket is merged in its own fixed tree over the partition index, so no worker ever holds more
-        # than one bucket's distinct rows (a single tree's root held all of them: 4 M rows of alarm-50M did not
-        # fit a 1.5 GiB worker). Buckets are ranges of the lexicographic order and each row's multiplicity is
-        # summed over the same partitions in the same tree, so the result is identical.
+        # The fixed tree over the partition index, with its root cut by key range: below the root, nodes merge
+        # whole rows (k-way merges of sorted runs); the root's children are cut into buckets by the key of the
+        # leading columns and every bucket gets its own root merge, so no worker holds all the distinct rows (one
+        # root held alarm-50M's 4 M rows and a 1.5 GiB worker died). Buckets are ranges of the lexicographic
+        # order and each row's multiplicity is summed over the same nodes in the same order as in the single
+        # tree, so the result is identical. Only the root's children are split: splitting every partition made
+        # partitions x buckets tiny tasks (2,400 for 50 partitions), whose scheduling cost more than the merges.
         n_buckets = int(np.prod(np.asarray(data.cards[:lead], dtype=np.intp) + 1))
-        splits = [dask.delayed(_tasks.split_distinct, pure=True, nout=n_buckets)(leaf, data.cards, lead)
-                  for leaf in leaves]
-        buckets = _compute([_tree([sp[b] for sp in splits], _tasks.merge_distinct, data.cards)
+        nodes = list(leaves)
+        for level in levels[:-1]:
+            nodes = [nodes[g[0]] if len(g) == 1 else
+                     dask.delayed(_tasks.merge_distinct, pure=True)(data.cards, *(nodes[i] for i in g))
+                     for g in level]
+        splits = [dask.delayed(_tasks.split_distinct, pure=True, nout=n_buckets)(node, data.cards, lead)
+                  for node in nodes]
+        buckets = _compute([dask.delayed(_tasks.merge_distinct, pure=True)(data.cards, *(sp[b] for sp in splits))
                             for b in range(n_buckets)])
         buckets = [b for b in buckets if b[0].shape[0]] or buckets[:1]
         codes = np.concatenate([b[0] for b in buckets], axis=0)

@@ -20,6 +20,7 @@ from pgmpy_ext.stats import (
     latent_class_mixture_log_joint,
     log_joint_batch,
     log_joint_marginal,
+    merge_unique_rows,
     pairwise_counts,
     rows_with_missing,
     unique_rows,
@@ -27,7 +28,8 @@ from pgmpy_ext.stats import (
 from pgmpy_ext.utils import LOG_TINY, log_normalize_rows, logsumexp_rows
 
 __all__ = ["EncodedPart", "SPLIT_EVERY", "add_tables", "count_families", "count_pairs", "distinct_rows",
-           "encode_partition", "log_joint_partition", "take_classes", "merge_distinct", "merge_scans", "scan_partition",
+           "encode_partition", "log_joint_partition", "take_classes", "merge_distinct", "merge_scans",
+           "scan_partition",
            "tree_order", "distinct_part", "estep_partition", "add_esteps", "gains_partition",
            "posterior_range_partition", "merge_posterior_ranges", "mixture_loglik_partition"]
 
@@ -130,17 +132,15 @@ def add_tables(*tables: np.ndarray) -> np.ndarray:
 
 def distinct_rows(part: EncodedPart, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(distinct rows in lexicographic order, their summed weights) of one partition (codes keep their dtype)."""
-    u = unique_rows(part.kernel_codes, cards, part.weights, keep_dtype=True)
+    u = unique_rows(part.kernel_codes, cards, part.weights, keep_dtype=True, return_inverse=False)
     return u.codes, u.counts
 
 
 def merge_distinct(cards: np.ndarray, *parts: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of several partitions' distinct rows, multiplicities summed (codes keep their dtype; parts of
+    """Distinct rows of several partitions' distinct rows (each in lexicographic order), multiplicities summed in
+    part order: a k-way merge (:func:`pgmpy_ext.stats.merge_unique_rows`; codes keep their dtype, parts of
     different dtypes are concatenated in the widest)."""
-    codes = np.concatenate([p[0] for p in parts], axis=0)
-    weights = np.concatenate([p[1] for p in parts])
-    u = unique_rows(codes, cards, weights, keep_dtype=True)
-    return u.codes, u.counts
+    return merge_unique_rows(parts, cards)
 
 
 def bucket_plan(cards: np.ndarray, target: int) -> int:
@@ -220,7 +220,7 @@ def tree_order(n: int, split_every: int = SPLIT_EVERY) -> list[list[list[int]]]:
 def distinct_part(part: EncodedPart, cards: np.ndarray) -> EncodedPart:
     """One partition's distinct rows with their multiplicities as its weights (what EM iterates over); the codes
     keep their (narrow) dtype."""
-    u = unique_rows(part.kernel_codes, cards, part.weights, keep_dtype=True)
+    u = unique_rows(part.kernel_codes, cards, part.weights, keep_dtype=True, return_inverse=False)
     return EncodedPart(u.codes, u.counts)
 
 

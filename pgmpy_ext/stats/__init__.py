@@ -27,6 +27,7 @@ from pgmpy_ext.stats._counting import (
     family_counts_codes,
     family_counts_many,
     key_words,
+    merge_unique_rows,
     pair_offsets,
     pairwise_counts,
     unique_rows,
@@ -48,7 +49,7 @@ from pgmpy_ext.stats._tm import TMData, TMEvaluation
 
 __all__ = ["PairwiseCounts", "UniqueRows", "family_counts", "family_counts_codes", "family_counts_many",
            "pair_offsets",
-           "pairwise_counts", "unique_rows", "key_words"]
+           "pairwise_counts", "unique_rows", "key_words", "merge_unique_rows"]
 __all__ += ["cmi_matrix", "mi_matrix", "SCORE_KINDS", "FamilyCounter", "local_score"]
 __all__ += ["HIDDEN", "CLLResult", "EStepResult", "NetworkLayout", "conditional_log_likelihood", "estep_accumulate",
             "log_joint_batch", "posterior_batch"]

@@ -13,8 +13,8 @@ from pgmpy_ext.data import EncodedData, kernel_codes
 from pgmpy_ext.utils.validation import effective_n_threads
 
 __all__ = ["family_counts", "family_counts_codes", "family_counts_many", "pair_offsets",
-           "pairwise_counts", "PairwiseCounts", "unique_rows", "UniqueRows", "key_words", "MAX_TABLE_BYTES",
-           "check_table_size"]
+           "pairwise_counts", "PairwiseCounts", "unique_rows", "UniqueRows", "key_words", "merge_unique_rows",
+           "MAX_TABLE_BYTES", "check_table_size"]
 
 #: The largest count buffer (in bytes, float64 cells) the counting wrappers allocate: 2 GiB. A family or a set of
 #: pair tables above it is refused with a ``ValueError`` giving the sizes and the columns, before anything is
@@ -276,14 +276,18 @@ def pairwise_counts(data: EncodedData, features: Sequence | None = None, cond=No
 
 
 
+_EMPTY_WEIGHTS = np.zeros(0, dtype=np.float64)
+
+
 @dataclass
 class UniqueRows:
     """Unique-row compression: ``codes`` are the distinct rows, ``counts`` their (weighted) multiplicities and
-    ``inverse`` maps every original row to its unique row (``codes[inverse]`` reproduces the data)."""
+    ``inverse`` maps every original row to its unique row (``codes[inverse]`` reproduces the data; ``None`` when
+    :func:`unique_rows` was asked not to return it)."""
 
     codes: np.ndarray
     counts: np.ndarray
-    inverse: np.ndarray
+    inverse: np.ndarray | None
 
 
 def key_words(cards: np.ndarray) -> np.ndarray:
@@ -312,20 +316,21 @@ def key_words(cards: np.ndarray) -> np.ndarray:
 
 
 def unique_rows(codes: np.ndarray, cards: np.ndarray, weights: np.ndarray | None = None, *,
-                keep_dtype: bool = False) -> UniqueRows:
+                keep_dtype: bool = False, return_inverse: bool = True) -> UniqueRows:
     """Distinct rows of a code matrix with their multiplicities (summed weights when ``weights`` is given).
 
-    Rows are keyed with the mixed-radix kernel ``row_keys`` when the key fits in int64 (one ``np.unique`` on the
-    keys). Wider rows are split into consecutive column groups whose keys each fit in int64 (``row_keys_multi``),
-    and the rows are sorted by the tuple of words (``np.lexsort``). Either way the distinct rows come out in
-    lexicographic order of their codes (-1 first), the order of ``np.unique(codes, axis=0)``, at about the cost of
-    one counting pass plus one sort (``np.unique(axis=0)`` sorts rows as opaque byte strings and was 10-50x slower
-    on alarm's 37 columns; benchmarks/unique_rows.py).
+    One pass of the hash group-by kernel ``group_rows`` groups identical rows (keyed by their mixed-radix words,
+    see :func:`key_words`); then only the distinct rows are sorted, by their words. The distinct rows come out in
+    lexicographic order of their codes (-1 first), the order of ``np.unique(codes, axis=0)``, and the counts are
+    summed in row order (bit-identical to ``np.bincount(inverse, weights)``). The cost is about one counting pass
+    plus a sort of the distinct rows: the earlier sort of all rows (``np.lexsort`` of the words) was 3x slower on
+    alarm-1M, and ``np.unique(axis=0)``, which sorts rows as opaque byte strings, 10-50x (benchmarks/unique_rows.py).
 
     ``codes`` may be int8, int16 or int32 (narrow codes are keyed without an int32 copy; any other integer dtype is
     converted to int32). The distinct rows come back as int32 unless ``keep_dtype=True``, which keeps the input's
     dtype (int8 / int16 / int32): for callers that pass the rows only to fused kernels (the persisted partitions
-    of ``pgmpy_ext.dask``); everything else wants int32 rows it may do arithmetic on.
+    of ``pgmpy_ext.dask``); everything else wants int32 rows it may do arithmetic on. ``return_inverse=False``
+    skips the row-to-distinct-row map (``inverse`` is then ``None``): merges of distinct rows do not need it.
 
     Examples
     --------
@@ -342,25 +347,56 @@ def unique_rows(codes: np.ndarray, cards: np.ndarray, weights: np.ndarray | None
                          f"and {cards.shape[0]} cardinalities.")
     if n == 0:
         return UniqueRows(codes.copy() if keep_dtype else codes.astype(np.int32), np.zeros(0),
-                          np.zeros(0, dtype=np.intp))
-    word_ptr = key_words(cards)
-    if word_ptr.shape[0] <= 2:
-        keys = np.empty(n, dtype=np.int64)
-        _counting.row_keys(codes, cards, keys)
-        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        inverse = inverse.reshape(-1).astype(np.intp)
+                          np.zeros(0, dtype=np.intp) if return_inverse else None)
+    w = _EMPTY_WEIGHTS if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    if w.shape[0] not in (0, n):
+        raise ValueError(f"weights has {w.shape[0]} entries for {n} rows.")
+    inverse = np.empty(n if return_inverse else 0, dtype=np.intp)
+    first, counts, words = _counting.group_rows(codes, cards, key_words(cards), w, inverse)
+    if words.shape[1] == 1:
+        order = np.argsort(words[:, 0])  # the keys are distinct: any sort gives the same order
     else:
-        words = np.empty((n, word_ptr.shape[0] - 1), dtype=np.int64)
-        _counting.row_keys_multi(codes, cards, word_ptr, words)
         order = np.lexsort(words.T[::-1])  # lexsort's last key is the primary one: word 0
-        sorted_words = words[order]
-        new_group = np.empty(n, dtype=bool)
-        new_group[0] = True
-        np.any(sorted_words[1:] != sorted_words[:-1], axis=1, out=new_group[1:])
-        inverse = np.empty(n, dtype=np.intp)
-        inverse[order] = np.cumsum(new_group) - 1
-        first = order[new_group]
+    first = first[order]
+    counts = counts[order]
+    if return_inverse:
+        rank = np.empty(order.shape[0], dtype=np.intp)
+        rank[order] = np.arange(order.shape[0], dtype=np.intp)
+        inverse = rank[inverse]
+    else:
+        inverse = None
     ucodes = codes[first] if keep_dtype else codes[first].astype(np.int32, copy=False)
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
-    counts = np.bincount(inverse, weights=w, minlength=ucodes.shape[0]).astype(np.float64)
     return UniqueRows(ucodes, counts, inverse)
+
+
+def merge_unique_rows(parts: Sequence[tuple[np.ndarray, np.ndarray]],
+                      cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of several :func:`unique_rows` results, multiplicities summed: a k-way merge of sorted runs.
+
+    ``parts`` is a sequence of ``(codes, counts)``, each ``codes`` distinct rows in lexicographic order (-1 first)
+    as :func:`unique_rows` returns them (int8 / int16 / int32; parts of different dtypes are concatenated in the
+    widest, which the result keeps). Returns ``(codes, counts)`` in the same order: what ``unique_rows`` of the
+    concatenated parts with ``weights`` = the concatenated counts returns, bit for bit (a row's counts are added in
+    part order), without a hash table or a sort (the kernel ``merge_sorted_runs``). A part that is not strictly
+    increasing raises ValueError.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = (np.array([[0, 1], [1, 0]], dtype=np.int8), np.array([1.0, 2.0]))
+    >>> b = (np.array([[0, 0], [1, 0]], dtype=np.int8), np.array([5.0, 1.0]))
+    >>> codes, counts = merge_unique_rows([a, b], np.array([2, 2]))
+    >>> codes.tolist(), counts.tolist()
+    ([[0, 0], [0, 1], [1, 0]], [5.0, 1.0, 3.0])
+    """
+    cards = np.asarray(cards, dtype=np.intp)
+    codes = np.concatenate([p[0] for p in parts], axis=0)
+    codes = kernel_codes(codes)
+    counts = np.ascontiguousarray(np.concatenate([p[1] for p in parts]), dtype=np.float64)
+    run_ptr = np.zeros(len(parts) + 1, dtype=np.intp)
+    np.cumsum([p[0].shape[0] for p in parts], out=run_ptr[1:])
+    if codes.ndim != 2 or cards.shape[0] != codes.shape[1]:
+        raise ValueError(f"codes must be (n_rows, n_cols) with one cardinality per column; got {codes.shape} "
+                         f"and {cards.shape[0]} cardinalities.")
+    take, out = _counting.merge_sorted_runs(codes, cards, key_words(cards), run_ptr, counts)
+    return codes[take], out

@@ -16,6 +16,7 @@ from pgmpy_ext.stats import (
     family_counts_codes,
     family_counts_many,
     key_words,
+    merge_unique_rows,
     pair_offsets,
     pairwise_counts,
     unique_rows,
@@ -320,6 +321,75 @@ def test_unique_rows_wide_data_uses_several_key_words():
     assert u.codes.shape[0] == 50
     assert u.counts.sum() == 60
     assert_array_equal(u.codes[u.inverse], X)
+
+
+@pytest.mark.parametrize(("n_cols", "card", "dtype"), [(3, 4, np.int8), (37, 4, np.int8), (40, 8, np.int16),
+                                                  (5, 3000, np.int32), (90, 40, np.int32)])
+def test_group_rows_hash_table_growth_and_sort_equal_numpy_unique(n_cols, card, dtype):
+    """Tens of thousands of groups (the table is doubled many times, linear probing chains form), one to many key
+    words: unique_rows equals np.unique(axis=0) with its inverse, and the weighted counts equal np.bincount bit for
+    bit (the kernel adds in row order, as bincount does)."""
+    rng = np.random.default_rng(n_cols)
+    pool = rng.integers(-1, card, (30_000, n_cols)).astype(dtype)
+    X = np.ascontiguousarray(pool[rng.integers(0, 30_000, 60_000)])
+    cards = np.full(n_cols, card, dtype=np.intp)
+    w = rng.random(X.shape[0]) * 5
+    u = unique_rows(X, cards, w)
+    ref_rows, ref_inverse = np.unique(X.astype(np.int32), axis=0, return_inverse=True)
+    ref_inverse = ref_inverse.reshape(-1)
+    assert_array_equal(u.codes, ref_rows)
+    assert_array_equal(u.inverse, ref_inverse)
+    assert_array_equal(u.counts, np.bincount(ref_inverse, weights=w, minlength=ref_rows.shape[0]))
+    lean = unique_rows(X, cards, w, keep_dtype=True, return_inverse=False)
+    assert lean.inverse is None
+    assert lean.codes.dtype == dtype
+    assert_array_equal(lean.codes, ref_rows)
+    assert_array_equal(lean.counts, u.counts)
+
+
+@pytest.mark.parametrize(("n_cols", "card"), [(3, 3), (37, 4), (5, 3000)])
+def test_merge_unique_rows_equals_unique_rows_of_the_concatenation(n_cols, card):
+    """The k-way merge of sorted distinct runs gives unique_rows of the concatenated runs bit for bit (counts added
+    in part order), with empty parts, rows shared by several parts and parts of different code dtypes."""
+    rng = np.random.default_rng(card)
+    pool = rng.integers(-1, card, (400, n_cols))
+    cards = np.full(n_cols, card, dtype=np.intp)
+    parts = []
+    for k, n in enumerate([300, 0, 1, 250, 120, 0, 400]):
+        X = pool[rng.integers(0, 400, n)].astype(np.int16 if k == 3 or card > 127 else np.int8)
+        u = unique_rows(X, cards, rng.random(n) * 7, keep_dtype=True, return_inverse=False)
+        parts.append((u.codes, u.counts))
+    codes, counts = merge_unique_rows(parts, cards)
+    ref = unique_rows(np.concatenate([p[0] for p in parts]), cards, np.concatenate([p[1] for p in parts]),
+                      keep_dtype=True, return_inverse=False)
+    assert codes.dtype == ref.codes.dtype == np.int16
+    assert_array_equal(codes, ref.codes)
+    assert_array_equal(counts, ref.counts)
+
+
+def test_merge_unique_rows_refuses_a_run_out_of_order():
+    cards = np.array([2, 2], dtype=np.intp)
+    good = (np.array([[0, 0], [1, 1]], dtype=np.int8), np.ones(2))
+    for bad in [np.array([[1, 1], [0, 0]], dtype=np.int8), np.array([[0, 1], [0, 1]], dtype=np.int8)]:
+        with pytest.raises(ValueError, match="not strictly increasing"):
+            merge_unique_rows([good, (bad, np.ones(2))], cards)
+
+
+def test_group_rows_kernel_numbers_groups_by_first_appearance():
+    X = np.array([[1, 0], [0, 1], [1, 0], [-1, 1], [0, 1], [1, 0]], dtype=np.int8)
+    cards = np.array([2, 2], dtype=np.intp)
+    inverse = np.empty(6, dtype=np.intp)
+    first, counts, words = _counting.group_rows(X, cards, key_words(cards), np.zeros(0), inverse)
+    assert first.tolist() == [0, 1, 3]
+    assert counts.tolist() == [3.0, 2.0, 1.0]
+    assert inverse.tolist() == [0, 1, 0, 2, 1, 0]
+    keys = np.empty(6, dtype=np.int64)
+    _counting.row_keys(X, cards, keys)
+    assert words[:, 0].tolist() == keys[first].tolist()
+    with pytest.raises(ValueError, match="weights has length 2"):
+        _counting.group_rows(X, cards, key_words(cards), np.ones(2), np.zeros(0, dtype=np.intp))
+    with pytest.raises(ValueError, match="word_ptr"):
+        _counting.group_rows(X, cards, np.array([0], dtype=np.intp), np.zeros(0), np.zeros(0, dtype=np.intp))
 
 
 @given(coded_data(allow_missing=True), st.data())

@@ -26,11 +26,15 @@ def _frame(seed: int, n: int = 600) -> pd.DataFrame:
     return df
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_bucketed_compress_equals_in_memory_and_the_single_tree(seed, monkeypatch):
+@pytest.mark.parametrize(("seed", "cuts"), [
+    (0, [0, 37, 37, 200, 201, 450, 600]),  # uneven, with an empty partition: the root merges the leaves' buckets
+    (1, [0, 37, 37, 200, 201, 450, 600]),
+    # 21 partitions: two levels of whole-row merges below the cut root (8 + 8 + 5, then 3 children)
+    (2, [0, 10, 10, 25, 60, 61, 100, 170, 200, 200, 260, 300, 333, 380, 420, 421, 480, 500, 540, 555, 590, 600]),
+])
+def test_bucketed_compress_equals_in_memory_and_the_single_tree(seed, cuts, monkeypatch):
     df = _frame(seed)
     states = {"a": ["x", "y", "z"], "b": [0.0, 1.0, 2.0, 3.0], "c": ["p", "q"], "d": [0.0, 1.0, 2.0]}
-    cuts = [0, 37, 37, 200, 201, 450, 600]  # uneven, with an empty partition
     parts = [df.iloc[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
     ddf = dd.from_delayed([dask.delayed(p) for p in parts], meta=df.iloc[:0], verify_meta=False)
     with dask.config.set(scheduler="threads"):
