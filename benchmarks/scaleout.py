@@ -12,8 +12,9 @@ one run, on the same parquet files of alarm rows.
    encode, kernel), in percent; and the cost of 1,000 trivial tasks on the cluster (wall and CPU per task).
 3. **compress() / counting pass**: wall and CPU ratios per mode.
 4. **Latent-class EM iteration** (naive Bayes, K = ``--em-k`` on the 37 columns; E step + M step) over the same
-   persisted per-partition distinct rows: ``pgmpy_ext.dask.latent_class_estep`` on the cluster, against the same
-   parts gathered into this process and reduced in the same fixed tree (so the log-likelihoods must be
+   persisted distinct rows (``persist_distinct``: per-partition distinct rows merged into parts of about 1M rows,
+   a multiple of 8 parts, spread evenly over the workers): ``pgmpy_ext.dask.latent_class_estep`` on the cluster,
+   against the same parts gathered into this process and reduced in the same fixed tree (so the log-likelihoods must be
    bit-identical). Median of ``--em-iters`` iterations from the same start.
 5. **Worker memory**: ``VmHWM``/``VmRSS`` of each worker before any task, then after importing, in order, pandas,
    ``pgmpy_ext.dask._tasks`` (our share: the kernels, ``pgmpy_ext.data``/``stats``), ``pyarrow.parquet`` and
@@ -366,7 +367,7 @@ def task_overhead(client, cpu_all, n: int = 1000) -> tuple[float, float]:
 
 # ----------------------------------------------------------------------------------------------- EM iteration
 def em_iterations(client, files, states, k: int, iters: int, cpu_all) -> dict:
-    """One latent-class EM iteration (E step over the persisted per-partition distinct rows + M step), on the
+    """One latent-class EM iteration (E step over the persisted distinct rows (persist_distinct) + M step), on the
     cluster and in this process over the same parts, from the same start."""
     import dask
     import dask.dataframe as dd
@@ -477,7 +478,8 @@ def write_report(path: Path, args, header: list[str], rows: list, extra: dict) -
     if "em" in extra:
         em = extra["em"]
         lines += ["", f"## Latent-class EM iteration (naive Bayes, K = {args.em_k}, 37 columns)", "",
-                  f"Persisted per-partition distinct rows: {em['n_rows']:,} rows in {em['n_parts']} parts "
+                  f"Persisted distinct rows (`persist_distinct`: each partition's distinct rows, runs of consecutive "
+                  f"partitions merged into parts of about 1M rows): {em['n_rows']:,} rows in {em['n_parts']} parts "
                   f"({em['mbytes']:,.0f} MiB of codes and weights; persisted in {em['t_persist']:.1f} s; worker RSS "
                   f"holding them {', '.join(f'{v:.0f}' for v in em['held_rss'])} MiB of memory_limit "
                   f"{em['memory_limit']:.1f} GiB, spilled to disk {em['spilled']} MiB; gathered into this process "

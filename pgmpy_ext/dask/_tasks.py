@@ -30,7 +30,8 @@ from pgmpy_ext.utils import LOG_TINY, log_normalize_rows, logsumexp_rows
 __all__ = ["EncodedPart", "SPLIT_EVERY", "add_tables", "count_families", "count_pairs", "distinct_rows",
            "encode_partition", "log_joint_partition", "take_classes", "merge_distinct", "merge_scans",
            "scan_partition",
-           "tree_order", "distinct_part", "estep_partition", "add_esteps", "gains_partition",
+           "tree_order", "distinct_part", "part_rows", "merge_parts", "coalesce_plan",
+           "estep_partition", "add_esteps", "gains_partition",
            "posterior_range_partition", "merge_posterior_ranges", "mixture_loglik_partition"]
 
 #: Tables are summed in groups of this many consecutive partitions (``parts[i:i + 8]``), level by level.
@@ -222,6 +223,43 @@ def distinct_part(part: EncodedPart, cards: np.ndarray) -> EncodedPart:
     keep their (narrow) dtype."""
     u = unique_rows(part.kernel_codes, cards, part.weights, keep_dtype=True, return_inverse=False)
     return EncodedPart(u.codes, u.counts)
+
+
+def part_rows(part: EncodedPart) -> int:
+    """Number of rows of a part."""
+    return int(part.kernel_codes.shape[0])
+
+
+def merge_parts(cards: np.ndarray, *parts: EncodedPart) -> EncodedPart:
+    """Consecutive :func:`distinct_part` parts merged into one (distinct rows of their union, weights summed in part
+    order; a k-way merge, see :func:`merge_distinct`)."""
+    codes, counts = merge_distinct(cards, *((p.kernel_codes, p.weights) for p in parts))
+    return EncodedPart(codes, counts)
+
+
+def coalesce_plan(sizes: Sequence[int], part_rows: int, multiple: int) -> list[list[int]]:
+    """Groups of consecutive indices whose ``sizes`` sum to about equal shares: ``multiple * max(1,
+    round(total / (multiple * part_rows)))`` groups (fewer when there are fewer items), cut where the cumulative
+    size crosses each share. Depends only on the sizes, never on the cluster.
+
+    >>> coalesce_plan([5, 5, 5, 5, 0, 5, 5, 5], 10, 2)
+    [[0, 1], [2, 3, 4], [5], [6, 7]]
+    """
+    n = len(sizes)
+    if n == 0:
+        return []
+    total = float(sum(sizes))
+    n_groups = min(n, multiple * max(1, round(total / (multiple * part_rows))))
+    cum = np.cumsum(sizes, dtype=np.float64)
+    cuts = [0]
+    for j in range(1, n_groups):
+        share = total * j / n_groups
+        cut = int(np.searchsorted(cum, share, side="left"))  # cum[cut] >= share: end after item cut - 1 or cut
+        if cut < n and (cut == 0 or cum[cut] - share < share - cum[cut - 1]):
+            cut += 1
+        cuts.append(min(max(cut, cuts[-1] + 1), n - (n_groups - j)))
+    cuts.append(n)
+    return [list(range(a, b)) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
 def estep_partition(part: EncodedPart, layout, log_theta, log_prior, theta, missing: str) -> tuple:
