@@ -748,9 +748,8 @@ def _encode_column(col, series: pd.Series, declared, missing: str, index: pd.Ind
         for v in uniques:
             if not isinstance(v, Hashable):
                 raise TypeError("argument must be a string or a number")
-    miss = fcodes < 0
-    if miss.any() and missing == "error":
-        raise ValueError(_missing_message(col, _row_label(index, int(np.flatnonzero(miss)[0])), "NaN/None"))
+    if missing == "error" and fcodes.min(initial=0) < 0:  # a reduction: no n-row temporary
+        raise ValueError(_missing_message(col, _row_label(index, int(np.flatnonzero(fcodes < 0)[0])), "NaN/None"))
     if declared is None and kind in ("int", "float") and max_numeric_states is not None \
             and len(uniques) > max_numeric_states:
         raise ValueError(_numeric_rule_message(col, len(uniques), max_numeric_states))
