@@ -460,6 +460,18 @@ def row_keys(const fcode_t[:, ::1] X, const intp_t[::1] cards, int64[::1] out):
             out[r] = key
 
 
+cdef inline void _row_words(const fcode_t[:, ::1] X, intp_t r, const intp_t[::1] cards,
+                            const intp_t[::1] word_ptr, intp_t n_words, int64* out) noexcept nogil:
+    """The ``row_keys_multi`` words of row ``r`` into ``out[0:n_words]``."""
+    cdef intp_t w, t
+    cdef int64 key
+    for w in range(n_words):
+        key = 0
+        for t in range(word_ptr[w], word_ptr[w + 1]):
+            key = key * (cards[t] + 1) + (<intp_t>X[r, t] + 1)
+        out[w] = key
+
+
 def row_keys_multi(const fcode_t[:, ::1] X, const intp_t[::1] cards, const intp_t[::1] word_ptr, int64[:, ::1] out):
     """Multi-word mixed-radix keys: word ``w`` is the ``row_keys`` key of columns ``word_ptr[w]:word_ptr[w+1]``.
 
@@ -491,13 +503,11 @@ def row_keys_multi(const fcode_t[:, ::1] X, const intp_t[::1] cards, const intp_
             raise ValueError("word_ptr must be non-decreasing.")
     if out.shape[0] != n or out.shape[1] != n_words:
         raise ValueError(f"out has shape ({out.shape[0]}, {out.shape[1]}), expected ({n}, {n_words}).")
+    if n_words == 0:
+        return
     with nogil:
         for r in range(n):
-            for w in range(n_words):
-                key = 0
-                for t in range(word_ptr[w], word_ptr[w + 1]):
-                    key = key * (cards[t] + 1) + (X[r, t] + 1)
-                out[r, w] = key
+            _row_words(X, r, cards, word_ptr, n_words, &out[r, 0])
 
 
 cdef inline uint64_t _mix64(uint64_t h) noexcept nogil:
@@ -637,13 +647,10 @@ def group_rows(const fcode_t[:, ::1] X, const intp_t[::1] cards, const intp_t[::
                 r1 = r0 + _BLOCK if r0 + _BLOCK < n else n
                 for r in range(r0, r1):  # key words and hash of the block's rows; prefetch their home slots
                     kr = &kbuf[(r - r0) * n_words]
+                    _row_words(X, r, cards, word_ptr, n_words, kr)
                     h = 0
                     for w in range(n_words):
-                        key = 0
-                        for t in range(word_ptr[w], word_ptr[w + 1]):
-                            key = key * (cards[t] + 1) + (<intp_t>X[r, t] + 1)
-                        kr[w] = key
-                        h = _mix64(h ^ <uint64_t>key ^ (<uint64_t>w << 58))
+                        h = _mix64(h ^ <uint64_t>kr[w] ^ (<uint64_t>w << 58))
                     hbuf[r - r0] = h
                     PGMPY_EXT_PREFETCH(&table[<intp_t>(h & <uint64_t>mask)])
                 for r in range(r0, r1):  # probe in row order (groups are numbered by first appearance)
@@ -774,11 +781,7 @@ def merge_sorted_runs(const fcode_t[:, ::1] X, const intp_t[::1] cards, const in
             raise MemoryError("merge_sorted_runs: out of memory for the row keys.")
         with nogil:
             for r in range(n):
-                for w in range(n_words):
-                    key = 0
-                    for t in range(word_ptr[w], word_ptr[w + 1]):
-                        key = key * (cards[t] + 1) + (<intp_t>X[r, t] + 1)
-                    words[r * n_words + w] = key
+                _row_words(X, r, cards, word_ptr, n_words, &words[r * n_words])
             for i in range(n_runs):
                 head[i] = run_ptr[i]
                 for r in range(run_ptr[i] + 1, run_ptr[i + 1]):

@@ -19,8 +19,9 @@ distinct rows; tested equal to the in-memory fit): NaiveBayes, TAN, FAN, SBN, AB
 structural TM classifiers, with the built-in counts or any parameter estimator that accepts row weights
 (``TMEstimator``, pgmpy's ``DiscreteMLE``/``DiscreteBayesianEstimator``). ``SelectiveNBClassifier`` refuses dask
 data: its leave-one-out would leave out all copies of a distinct row together. ``LatentClassEM`` and
-``EMAClustering`` fit a dask DataFrame with one map-reduce per EM iteration over the persisted per-partition
-distinct rows (:func:`persist_distinct`, :class:`LatentClassPasses`), the M step (EMA's model-averaging step), the
+``EMAClustering`` fit a dask DataFrame with one map-reduce per EM iteration over the persisted distinct rows (each
+partition's distinct rows, runs of consecutive partitions merged into parts of about 1M rows spread evenly over
+the workers: :func:`persist_distinct`, :class:`LatentClassPasses`), the M step (EMA's model-averaging step), the
 restarts and the convergence test on the client; EMA's start alignment and combination ("uniform"/"averaging",
 parameters or joints) and its degenerate test take one more map-reduce each. They then have no ``labels_``
 (``predict`` on the computed partitions you need). The other clusterers (CEM mixtures, constructive induction,

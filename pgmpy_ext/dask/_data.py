@@ -403,10 +403,12 @@ def persist_distinct(data: DaskEncodedData, *, part_rows: int | None = None) -> 
     leaves = list(dask.persist(*[dask.delayed(_tasks.distinct_part, pure=True)(p, data.cards) for p in data.parts]))
     sizes = dask.compute(*[dask.delayed(_tasks.part_rows, pure=True)(leaf) for leaf in leaves])
     groups = _tasks.coalesce_plan(sizes, part_rows, _PART_MULTIPLE)
-    parts = [leaves[g[0]] if len(g) == 1 else
-             dask.delayed(_tasks.merge_parts, pure=True)(data.cards, *(leaves[i] for i in g)) for g in groups]
     client = _distributed_client()
     workers = sorted(client.nthreads()) if client is not None else []
+    # a one-partition group is the persisted leaf itself, except on a cluster, where it is copied by a task too
+    # (a task can be placed; a persisted leaf stays where it was computed)
+    parts = [leaves[g[0]] if len(g) == 1 and len(workers) < 2 else
+             dask.delayed(_tasks.merge_parts, pure=True)(data.cards, *(leaves[i] for i in g)) for g in groups]
     if len(workers) > 1:
         placed = [None] * len(parts)
         for w, addr in enumerate(workers):
