@@ -239,11 +239,12 @@ def merge_parts(cards: np.ndarray, *parts: EncodedPart) -> EncodedPart:
 
 def coalesce_plan(sizes: Sequence[int], part_rows: int, multiple: int) -> list[list[int]]:
     """Groups of consecutive indices whose ``sizes`` sum to about equal shares: ``multiple * max(1,
-    round(total / (multiple * part_rows)))`` groups (fewer when there are fewer items), cut where the cumulative
-    size crosses each share. Depends only on the sizes, never on the cluster.
+    round(total / (multiple * part_rows)))`` groups (fewer when there are fewer items), each cut where the
+    cumulative size is closest to a multiple of ``total / n_groups`` (a tie keeps the shorter group). Depends only
+    on the sizes, never on the cluster.
 
     >>> coalesce_plan([5, 5, 5, 5, 0, 5, 5, 5], 10, 2)
-    [[0, 1], [2, 3, 4], [5], [6, 7]]
+    [[0, 1], [2], [3, 4, 5], [6, 7]]
     """
     n = len(sizes)
     if n == 0:
