@@ -7,7 +7,9 @@ one run, on the same parquet files of alarm rows.
    on a ``distributed.LocalCluster`` of 2 processes x 1 thread with ``--memory-limit`` each (by default below the
    size of the encoded data). Per mode: wall, rows/s, CPU-seconds of every process (driver, scheduler and nannies
    in this process, ``os.times``; workers through ``client.run``), per-process peak memory (``VmHWM``, reset
-   before each mode), and whether the tables and the compressed rows are identical to the single process's.
+   before each mode), and whether the tables and the compressed rows are identical to the single process's. The
+   three modes run in turn in each of ``--repeats`` rounds, so a drift of the machine's speed hits all of them;
+   ratios are taken within a round and the goals use their median.
 2. **Dask overhead**: the extra CPU of a mode over the single process doing the same per-partition work (read,
    encode, kernel), in percent; and the cost of 1,000 trivial tasks on the cluster (wall and CPU per task).
 3. **compress() / counting pass**: wall and CPU ratios per mode.
@@ -454,27 +456,30 @@ def _ok(cond: bool, valid: bool = True) -> str:
 
 
 def write_report(path: Path, args, header: list[str], rows: list, extra: dict) -> None:
-    single = rows[0]
     lines = ["# Scale-out benchmark (issue 17)", "",
              f"Command: `python benchmarks/scaleout.py {' '.join(sys.argv[1:])}`", ""]
     lines += [f"- {h}" for h in header]
     valid = all(r["mode"].valid for r in rows) and all(m.valid for m in extra.get("em_modes", ()))
     lines += ["", f"**Run {'valid' if valid else 'INVALID'}**: every mode must run at 1-minute load <= {LOAD_LIMIT} "
-              "(load before -> after is in the tables). Ratios below are measured in this one run.", "",
+              "(load before -> after is in the tables). Ratios below are measured in this one run: each round runs the "
+              "single process, the threads scheduler and the cluster in turn, every ratio is taken within a round "
+              "(x single: against that round's single process), and the goals use the median over the rounds.", "",
               "## Counting pass (family tables of alarm's 37 families) and compress()", "",
               "| mode | counts wall | M rows/s | x single | counts CPU-s | overhead vs single | compress wall | "
               "compress / counts (wall, CPU) | identical tables, compress | peak MiB per process | load | valid |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        over = 100.0 * (r["cpu_counts"] / single["cpu_counts"] - 1.0)
-        same = r.get("same", ("(reference)", "(reference)"))
-        peak = ", ".join(f"{p:.0f}" for p in r["peak"]) if r.get("peak") else "-"
-        lines.append(
-            f"| {r['mode'].name} | {r['t_counts']:.2f} s | {args.rows / r['t_counts'] / 1e6:.2f} | "
-            f"{single['t_counts'] / r['t_counts']:.2f}x | {r['cpu_counts']:.2f} | "
-            f"{'-' if r is single else f'{over:+.1f}%'} | {r['t_comp']:.2f} s | "
-            f"{r['t_comp'] / r['t_counts']:.2f}, {r['cpu_comp'] / r['cpu_counts']:.2f} | {same[0]}, {same[1]} | "
-            f"{peak} | {r['mode'].loads()} | {r['mode'].flag()} |")
+    for rnd in extra["rounds"]:
+        single = rnd["single"]
+        for r in rnd.values():
+            over = 100.0 * (r["cpu_counts"] / single["cpu_counts"] - 1.0)
+            same = r.get("same", ("(reference)", "(reference)"))
+            peak = ", ".join(f"{p:.0f}" for p in r["peak"]) if r.get("peak") else "-"
+            lines.append(
+                f"| {r['mode'].name} | {r['t_counts']:.2f} s | {args.rows / r['t_counts'] / 1e6:.2f} | "
+                f"{single['t_counts'] / r['t_counts']:.2f}x | {r['cpu_counts']:.2f} | "
+                f"{'-' if r is single else f'{over:+.1f}%'} | {r['t_comp']:.2f} s | "
+                f"{r['t_comp'] / r['t_counts']:.2f}, {r['cpu_comp'] / r['cpu_counts']:.2f} | {same[0]}, {same[1]} | "
+                f"{peak} | {r['mode'].loads()} | {r['mode'].flag()} |")
     lines += ["", "Overhead vs single = CPU-seconds of every process of the mode for the counting pass over the "
               "single process's CPU-seconds for the same per-partition work (read, encode, kernel), minus 1.", ""]
     lines += [f"- {line}" for line in extra["notes"]]
@@ -534,6 +539,9 @@ def main(argv=None):
     ap.add_argument("--em-iters", type=int, default=5)
     ap.add_argument("--gen-jobs", type=int, default=1, help="processes writing the parquet files")
     ap.add_argument("--modes", default="single,threads,cluster,em")
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="rounds of the counting and compress passes; every round runs single, threads and cluster "
+                         "in turn (interleaved), and the goals use the median of the per-round ratios")
     ap.add_argument("--output", default=str(HERE / "results" / "scaleout.md"))
     args = ap.parse_args(argv)
     modes = args.modes.split(",")
@@ -553,45 +561,61 @@ def main(argv=None):
               f"(2 workers: {'below' if 2 * _gib(args.memory_limit) < encoded_gib else '**not below**'} the encoded "
               "data)"]
 
-    ref = single_process(files, states, families)
-    rows = [ref]
-    print(f"single process: counts {ref['t_counts']:.2f} s, compress {ref['t_comp']:.2f} s, CPU {ref['cpu_counts']:.2f}"
-          f" + {ref['cpu_comp']:.2f} s; {ref['distinct']:,} distinct rows ({ref['part_distinct']:,} per-file); "
-          f"load {ref['mode'].loads()} {ref['mode'].flag()}")
-    notes = [f"distinct rows: {ref['distinct']:,} overall, {ref['part_distinct']:,} summed over the files",
-             "each mode first runs a warm-up pass over one file (first-call imports and caches), untimed"]
+    notes = ["each mode first runs a warm-up pass over one file (first-call imports and caches), untimed"]
     extra = {"notes": notes, "goals": []}
+    rounds: list[dict] = []  # per round: {"single": res, "threads": res, "cluster": res}
+    ref = cluster_res = em = memory = None
 
-    if "threads" in modes:
-        import dask
+    def one_round(r: int, client=None, cpu_all=None) -> None:
+        nonlocal ref
+        rnd = {}
+        res = single_process(files, states, families)
+        res["mode"].name = f"single process, round {r + 1}"
+        if ref is None:
+            ref = res
+        else:
+            res["same"] = identical(res, ref)
+            res["comp"] = None  # keep one copy of the 4M distinct rows
+        rnd["single"] = res
+        print(f"round {r + 1} single process: counts {res['t_counts']:.2f} s, compress {res['t_comp']:.2f} s, "
+              f"CPU {res['cpu_counts']:.2f} + {res['cpu_comp']:.2f} s; {res['distinct']:,} distinct rows "
+              f"({res['part_distinct']:,} per-file); load {res['mode'].loads()} {res['mode'].flag()}")
+        if "threads" in modes:
+            import dask
 
-        with dask.config.set(scheduler="threads", num_workers=2):
+            with dask.config.set(scheduler="threads", num_workers=2):
+                reset_hwm()
+                res = dask_passes(files, states, families, f"dask threads x2, round {r + 1}", cpu_self)
+            res["same"] = identical(res, ref)
+            res["comp"] = None
+            res["peak"] = [vm_hwm_mb()]
+            rnd["threads"] = res
+            print(f"round {r + 1} threads x2: counts {res['t_counts']:.2f} s, compress {res['t_comp']:.2f} s, "
+                  f"identical {res['same']}; load {res['mode'].loads()} {res['mode'].flag()}")
+        if client is not None and "cluster" in modes:
+            client.run(reset_hwm)
             reset_hwm()
-            res = dask_passes(files, states, families, "dask threads x2", cpu_self)
-        res["same"] = identical(res, ref)
-        res["peak"] = [vm_hwm_mb()]
-        rows.append(res)
-        print(f"threads x2: counts {res['t_counts']:.2f} s, compress {res['t_comp']:.2f} s, identical {res['same']}; "
-              f"load {res['mode'].loads()} {res['mode'].flag()}")
+            res = dask_passes(files, states, families, f"LocalCluster 2 procs, round {r + 1}", cpu_all)
+            res["same"] = identical(res, ref)
+            res["comp"] = None
+            res["peak"] = [vm_hwm_mb(), *sorted(client.run(vm_hwm_mb).values())]
+            rnd["cluster"] = res
+            print(f"round {r + 1} cluster: counts {res['t_counts']:.2f} s, compress {res['t_comp']:.2f} s, "
+                  f"identical {res['same']}, peaks (driver, workers) {res['peak']}; "
+                  f"load {res['mode'].loads()} {res['mode'].flag()}")
+        rounds.append(rnd)
 
-    cluster_res = em = memory = None
     if "cluster" in modes or "em" in modes:
         with local_cluster(args.memory_limit) as client:
             cpu_all = cluster_cpu(client)
             memory = worker_memory(client)
             print(f"worker memory before any task: VmHWM {memory['idle_hwm']} MiB; import ladder "
                   f"{[(n, round(s, 2), round(h)) for n, s, h, _ in memory['ladder']]}")
+            for r in range(args.repeats):
+                one_round(r, client, cpu_all)
             if "cluster" in modes:
-                client.run(reset_hwm)
-                reset_hwm()
-                cluster_res = dask_passes(files, states, families, "LocalCluster 2 procs", cpu_all)
-                cluster_res["same"] = identical(cluster_res, ref)
-                cluster_res["peak"] = [vm_hwm_mb(), *sorted(client.run(vm_hwm_mb).values())]
-                rows.append(cluster_res)
+                cluster_res = rounds[0]["cluster"]
                 notes.append(f"dask partitions: {cluster_res['n_partitions']} (files: {len(files)})")
-                print(f"cluster: counts {cluster_res['t_counts']:.2f} s, compress {cluster_res['t_comp']:.2f} s, "
-                      f"identical {cluster_res['same']}, peaks (driver, workers) {cluster_res['peak']}; "
-                      f"load {cluster_res['mode'].loads()} {cluster_res['mode'].flag()}")
                 mode = Mode("trivial tasks")
                 wall_ms, cpu_ms = task_overhead(client, cpu_all)
                 mode.done()
@@ -617,27 +641,41 @@ def main(argv=None):
             print(f"EM K={args.em_k}: single {em['wall_s'] * 1e3:.0f} ms, cluster {em['wall_c'] * 1e3:.0f} ms per "
                   f"iteration ({em['wall_c'] / em['wall_s']:.2f}x); bit-identical {em['bit_identical']}; "
                   f"{em['n_rows']:,} persisted distinct rows; spilled {em['spilled']} MiB")
+    else:
+        for r in range(args.repeats):
+            one_round(r)
+    notes.insert(0, f"distinct rows: {ref['distinct']:,} overall, {ref['part_distinct']:,} summed over the files")
+    rows = [res for rnd in rounds for res in rnd.values()]
+    extra["rounds"] = rounds
 
     # goals
     goals = extra["goals"]
+
+    def med(values) -> float:
+        return statistics.median(values)
+
     if cluster_res is not None:
-        speed = ref["t_counts"] / cluster_res["t_counts"]
-        rps = args.rows / cluster_res["t_counts"]
-        ok = cluster_res["mode"].valid and ref["mode"].valid
-        goals.append(("counting pass, 2 workers >= 1.7x single and >= 3.5 M rows/s",
-                      f"{speed:.2f}x, {rps / 1e6:.2f} M rows/s",
+        cl = [(rnd["single"], rnd["cluster"]) for rnd in rounds]
+        speed = med([a["t_counts"] / b["t_counts"] for a, b in cl])
+        rps = med([args.rows / b["t_counts"] for _, b in cl])
+        ok = all(a["mode"].valid and b["mode"].valid for a, b in cl)
+        goals.append((f"counting pass, 2 workers >= 1.7x single and >= 3.5 M rows/s (median of {len(cl)} rounds)",
+                      f"{speed:.2f}x, {rps / 1e6:.2f} M rows/s (rounds: "
+                      + ", ".join(f"{a['t_counts'] / b['t_counts']:.2f}x" for a, b in cl) + ")",
                       _ok(speed >= GOALS["speedup"] and rps >= GOALS["rows_per_s"], ok)))
-        over = 100 * (cluster_res["cpu_counts"] / ref["cpu_counts"] - 1)
+        over = 100 * (med([b["cpu_counts"] / a["cpu_counts"] for a, b in cl]) - 1)
         goals.append(("dask overhead (cluster) <= 10% of the same per-partition work", f"{over:+.1f}%",
                       _ok(over <= GOALS["overhead_cluster"], ok)))
-        ratio = cluster_res["t_comp"] / cluster_res["t_counts"]
-        goals.append(("compress() <= 1.3x a counting pass (cluster, wall)", f"{ratio:.2f}x",
-                      _ok(ratio <= GOALS["compress"], cluster_res["mode"].valid)))
-    for r in rows[1:]:
-        if r["mode"].name.startswith("dask threads"):
-            over = 100 * (r["cpu_counts"] / ref["cpu_counts"] - 1)
-            goals.append(("dask overhead (threads) <= 5%", f"{over:+.1f}%",
-                          _ok(over <= GOALS["overhead_threads"], r["mode"].valid and ref["mode"].valid)))
+        ratios = [b["t_comp"] / b["t_counts"] for _, b in cl]
+        goals.append(("compress() <= 1.3x a counting pass (cluster, wall)", f"{med(ratios):.2f}x (rounds: "
+                      + ", ".join(f"{x:.2f}" for x in ratios) + ")",
+                      _ok(med(ratios) <= GOALS["compress"], all(b["mode"].valid for _, b in cl))))
+    if "threads" in modes:
+        th = [(rnd["single"], rnd["threads"]) for rnd in rounds]
+        over = 100 * (med([b["cpu_counts"] / a["cpu_counts"] for a, b in th]) - 1)
+        goals.append(("dask overhead (threads) <= 5%", f"{over:+.1f}%",
+                      _ok(over <= GOALS["overhead_threads"], all(a["mode"].valid and b["mode"].valid
+                                                                 for a, b in th))))
     if em is not None:
         ratio = em["wall_c"] / em["wall_s"]
         goals.append((f"EM iteration (K={args.em_k}) <= 0.6x single on the same parts", f"{ratio:.2f}x",
