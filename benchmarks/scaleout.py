@@ -347,11 +347,15 @@ def cluster_cpu(client):
     return total
 
 
+#: The modules a worker imports, in order, before it can run a pass (the worker-memory ladder).
+LADDER = ["pandas", "pgmpy_ext.dask._tasks", "pyarrow.parquet", "dask.dataframe"]
+
+
 def worker_memory(client) -> dict:
     """Idle worker memory, then the import ladder a worker climbs before it can run our tasks."""
     out = {"idle_hwm": sorted(client.run(vm_hwm_mb).values()), "idle_rss": sorted(client.run(vm_rss_mb).values()),
            "ladder": []}
-    for name in ["pandas", "pgmpy_ext.dask._tasks", "pyarrow.parquet", "dask.dataframe"]:
+    for name in LADDER:
         res = client.run(import_module_timed, name)
         secs = max(v[0] for v in res.values())
         hwm = max(v[1] for v in res.values())
@@ -532,9 +536,8 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--memory-limit", default="1.5GiB", help="per worker of the 2-process LocalCluster")
     ap.add_argument("--em-memory-limit", default="4GiB",
-                    help="per worker of the cluster that runs the EM iterations (a second cluster when it differs "
-                         "from --memory-limit): the persisted distinct rows must not spill, or the iterations "
-                         "measure the disk")
+                    help="per worker of the cluster that runs the EM iterations (its own cluster): the persisted "
+                         "distinct rows must not spill, or the iterations measure the disk")
     ap.add_argument("--em-k", type=int, default=N_CLASSES_EM)
     ap.add_argument("--em-iters", type=int, default=5)
     ap.add_argument("--gen-jobs", type=int, default=1, help="processes writing the parquet files")
@@ -566,7 +569,7 @@ def main(argv=None):
     rounds: list[dict] = []  # per round: {"single": res, "threads": res, "cluster": res}
     ref = cluster_res = em = memory = None
 
-    def one_round(r: int, client=None, cpu_all=None) -> None:
+    def one_round(r: int) -> None:
         nonlocal ref
         rnd = {}
         res = single_process(files, states, families)
@@ -592,28 +595,37 @@ def main(argv=None):
             rnd["threads"] = res
             print(f"round {r + 1} threads x2: counts {res['t_counts']:.2f} s, compress {res['t_comp']:.2f} s, "
                   f"identical {res['same']}; load {res['mode'].loads()} {res['mode'].flag()}")
-        if client is not None and "cluster" in modes:
-            client.run(reset_hwm)
-            reset_hwm()
-            res = dask_passes(files, states, families, f"LocalCluster 2 procs, round {r + 1}", cpu_all)
-            res["same"] = identical(res, ref)
-            res["comp"] = None
-            res["peak"] = [vm_hwm_mb(), *sorted(client.run(vm_hwm_mb).values())]
-            rnd["cluster"] = res
-            print(f"round {r + 1} cluster: counts {res['t_counts']:.2f} s, compress {res['t_comp']:.2f} s, "
-                  f"identical {res['same']}, peaks (driver, workers) {res['peak']}; "
-                  f"load {res['mode'].loads()} {res['mode'].flag()}")
         rounds.append(rnd)
 
-    if "cluster" in modes or "em" in modes:
+    def one_cluster_pass(r: int, client, cpu_all) -> None:
+        for name in LADDER:  # every worker imports what a pass needs first (the warm-up pass reaches one worker)
+            client.run(import_module_timed, name)
+        client.run(reset_hwm)
+        reset_hwm()
+        res = dask_passes(files, states, families, f"LocalCluster 2 procs, round {r + 1}", cpu_all)
+        res["same"] = identical(res, ref)
+        res["comp"] = None
+        res["peak"] = [vm_hwm_mb(), *sorted(client.run(vm_hwm_mb).values())]
+        rounds[r]["cluster"] = res
+        print(f"round {r + 1} cluster: counts {res['t_counts']:.2f} s, compress {res['t_comp']:.2f} s, "
+              f"identical {res['same']}, peaks (driver, workers) {res['peak']}; "
+              f"load {res['mode'].loads()} {res['mode'].flag()}")
+
+    # A LocalCluster exists only for its own passes: its scheduler and nannies live in this process, and a
+    # single-process pass next to an idle cluster ran on 1.04 cores for 29.4 s, against 1.33 cores and 20.7-24.5 s
+    # in the runs without one (pyarrow's reader threads), so each round starts a fresh cluster for its cluster pass.
+    for r in range(args.repeats):
+        one_round(r)
+        if "cluster" not in modes:
+            continue
         with local_cluster(args.memory_limit) as client:
             cpu_all = cluster_cpu(client)
-            memory = worker_memory(client)
-            print(f"worker memory before any task: VmHWM {memory['idle_hwm']} MiB; import ladder "
-                  f"{[(n, round(s, 2), round(h)) for n, s, h, _ in memory['ladder']]}")
-            for r in range(args.repeats):
-                one_round(r, client, cpu_all)
-            if "cluster" in modes:
+            if r == 0:
+                memory = worker_memory(client)
+                print(f"worker memory before any task: VmHWM {memory['idle_hwm']} MiB; import ladder "
+                      f"{[(n, round(s, 2), round(h)) for n, s, h, _ in memory['ladder']]}")
+            one_cluster_pass(r, client, cpu_all)
+            if r == 0:
                 cluster_res = rounds[0]["cluster"]
                 notes.append(f"dask partitions: {cluster_res['n_partitions']} (files: {len(files)})")
                 mode = Mode("trivial tasks")
@@ -625,25 +637,23 @@ def main(argv=None):
                              f"({cluster_res['n_partitions']} partitions + the tree), so about "
                              f"{100 * n_tasks * cpu_ms / 1e3 / ref['cpu_counts']:.1f}% of the single-process work; "
                              f"load {mode.loads()} {mode.flag()}")
-            after = client.run(top_level_modules)
-            memory["after"] = sorted(set().union(*after.values()) & {"pgmpy", "sklearn", "scipy", "pandas", "pyarrow",
-                                                                       "dask", "distributed", "numpy", "pgmpy_ext"})
-            memory["spilled"] = sorted(client.run(spilled_mb).values())
-            extra["memory"] = memory
-            if "em" in modes and args.em_memory_limit == args.memory_limit:
-                em = em_iterations(client, files, states, args.em_k, args.em_iters, cpu_all)
-        if "em" in modes and em is None:
-            with local_cluster(args.em_memory_limit) as client:
-                em = em_iterations(client, files, states, args.em_k, args.em_iters, cluster_cpu(client))
-        if em is not None:
-            extra["em"] = em
-            extra["em_modes"] = em["modes"]
-            print(f"EM K={args.em_k}: single {em['wall_s'] * 1e3:.0f} ms, cluster {em['wall_c'] * 1e3:.0f} ms per "
-                  f"iteration ({em['wall_c'] / em['wall_s']:.2f}x); bit-identical {em['bit_identical']}; "
-                  f"{em['n_rows']:,} persisted distinct rows; spilled {em['spilled']} MiB")
-    else:
-        for r in range(args.repeats):
-            one_round(r)
+                after = client.run(top_level_modules)
+                memory["after"] = sorted(set().union(*after.values()) & {
+                    "pgmpy", "sklearn", "scipy", "pandas", "pyarrow", "dask", "distributed", "numpy", "pgmpy_ext"})
+                memory["spilled"] = sorted(client.run(spilled_mb).values())
+                extra["memory"] = memory
+    if "em" in modes:
+        with local_cluster(args.em_memory_limit) as client:
+            if memory is None:
+                memory = worker_memory(client)
+                extra["memory"] = memory
+                memory["after"], memory["spilled"] = [], []
+            em = em_iterations(client, files, states, args.em_k, args.em_iters, cluster_cpu(client))
+        extra["em"] = em
+        extra["em_modes"] = em["modes"]
+        print(f"EM K={args.em_k}: single {em['wall_s'] * 1e3:.0f} ms, cluster {em['wall_c'] * 1e3:.0f} ms per "
+              f"iteration ({em['wall_c'] / em['wall_s']:.2f}x); bit-identical {em['bit_identical']}; "
+              f"{em['n_rows']:,} persisted distinct rows; spilled {em['spilled']} MiB")
     notes.insert(0, f"distinct rows: {ref['distinct']:,} overall, {ref['part_distinct']:,} summed over the files")
     rows = [res for rnd in rounds for res in rnd.values()]
     extra["rounds"] = rounds
