@@ -565,6 +565,20 @@ cdef int _grow_table(_Slot** table, intp_t* size, intp_t new_size) noexcept nogi
     return 0
 
 
+cdef void _check_key_words(const intp_t[::1] cards, const intp_t[::1] word_ptr, intp_t k) except *:
+    """ValueError unless ``cards`` has one entry per column and ``word_ptr`` holds at least one word, runs from 0
+    to ``k`` and does not decrease (the key words of ``group_rows`` and ``merge_sorted_runs``)."""
+    cdef intp_t w
+    cdef intp_t n_words = word_ptr.shape[0] - 1
+    if cards.shape[0] != k:
+        raise ValueError(f"cards has length {cards.shape[0]}, expected n_cols = {k}.")
+    if n_words < 1 or word_ptr[0] != 0 or word_ptr[n_words] != k:
+        raise ValueError(f"word_ptr must hold at least one word and run from 0 to n_cols = {k}.")
+    for w in range(n_words):
+        if word_ptr[w + 1] < word_ptr[w]:
+            raise ValueError("word_ptr must be non-decreasing.")
+
+
 def group_rows(const fcode_t[:, ::1] X, const intp_t[::1] cards, const intp_t[::1] word_ptr,
                const float64_t[::1] weights, intp_t[::1] inverse):
     """Group identical rows with a hash table, in one pass: the hash group-by behind ``unique_rows``.
@@ -616,13 +630,7 @@ def group_rows(const fcode_t[:, ::1] X, const intp_t[::1] cards, const intp_t[::
     cdef float64_t* gcount = NULL
     cdef _Slot* table = NULL
     cdef void* grown
-    if cards.shape[0] != k:
-        raise ValueError(f"cards has length {cards.shape[0]}, expected n_cols = {k}.")
-    if n_words < 1 or word_ptr[0] != 0 or word_ptr[n_words] != k:
-        raise ValueError(f"word_ptr must hold at least one word and run from 0 to n_cols = {k}.")
-    for w in range(n_words):
-        if word_ptr[w + 1] < word_ptr[w]:
-            raise ValueError("word_ptr must be non-decreasing.")
+    _check_key_words(cards, word_ptr, k)
     if weighted and weights.shape[0] != n:
         raise ValueError(f"weights has length {weights.shape[0]}, expected n_rows = {n} (or 0).")
     if want_inverse and inverse.shape[0] != n:
@@ -759,10 +767,7 @@ def merge_sorted_runs(const fcode_t[:, ::1] X, const intp_t[::1] cards, const in
     cdef int bad = 0
     cdef int64* words = NULL
     cdef intp_t* head = NULL
-    if cards.shape[0] != k:
-        raise ValueError(f"cards has length {cards.shape[0]}, expected n_cols = {k}.")
-    if n_words < 1 or word_ptr[0] != 0 or word_ptr[n_words] != k:
-        raise ValueError(f"word_ptr must hold at least one word and run from 0 to n_cols = {k}.")
+    _check_key_words(cards, word_ptr, k)
     if n_runs < 0 or run_ptr[0] != 0 or run_ptr[n_runs] != n:
         raise ValueError(f"run_ptr must run from 0 to n_rows = {n}.")
     for i in range(n_runs):
