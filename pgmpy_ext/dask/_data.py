@@ -390,8 +390,9 @@ def persist_distinct(data: DaskEncodedData, *, part_rows: int | None = None) -> 
     Every partition is first reduced to its distinct rows; then runs of consecutive partitions are merged (distinct
     rows of their union, a k-way merge) into parts of about equal rows, their number a multiple of 8
     (:func:`~pgmpy_ext.dask._tasks.coalesce_plan`, from the row counts only, so the parts and every sum over them
-    are the same on any cluster). Under ``distributed`` the parts are spread round-robin over the workers
-    (preferred, not required: a lost worker's parts are recomputed elsewhere). Fewer, bigger parts than
+    are the same on any cluster). Under ``distributed`` the parts are spread round-robin over the workers, as a
+    preference the scheduler may override (``allow_other_workers``), never as a requirement that could leave a
+    part without a worker. Fewer, bigger parts than
     partitions mean fewer tasks per pass and rows repeated across partitions counted once, and equal shares keep
     both workers of a pass busy to the end (alarm-50M, 50 partitions: the scheduler's own placement left 24 and
     26 parts on two workers).
