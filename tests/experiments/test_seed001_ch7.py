@@ -80,12 +80,22 @@ def test_leukemia_file_shape(shared_datasets):
     assert set(codes.ravel().tolist()) == {0, 1, 2}
 
 
-def test_cli_full_flag(tmp_path, monkeypatch, capsys):
+def _register_fake_reproductions(monkeypatch, **runs) -> None:
+    """Register ``name -> run function`` as reproductions backed by throw-away modules (undone by monkeypatch)."""
     import sys
     import types
 
-    from pgmpy_ext.cli import main
     from pgmpy_ext.experiments import Reproduction
+
+    for name, fn in runs.items():
+        module = types.ModuleType(f"pgmpy_ext.experiments._{name}_for_tests")
+        module.run = fn
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+        monkeypatch.setitem(REPRODUCTIONS, name, Reproduction(name, "fake", f"_{name}_for_tests"))
+
+
+def test_cli_full_flag(tmp_path, monkeypatch, capsys):
+    from pgmpy_ext.cli import main
 
     seen = {}
 
@@ -96,11 +106,7 @@ def test_cli_full_flag(tmp_path, monkeypatch, capsys):
     def without_full(output=None, *, quick=False, n_jobs=None):
         return output
 
-    for name, fn in (("withfull", with_full), ("nofull", without_full)):
-        module = types.ModuleType(f"pgmpy_ext.experiments._{name}_for_tests")
-        module.run = fn
-        monkeypatch.setitem(sys.modules, module.__name__, module)
-        monkeypatch.setitem(REPRODUCTIONS, name, Reproduction(name, "fake", f"_{name}_for_tests"))
+    _register_fake_reproductions(monkeypatch, withfull=with_full, nofull=without_full)
     assert main(["reproduce", "withfull", "--output", str(tmp_path / "a.md"), "--full"]) == 0
     assert seen["full"] is True
     assert main(["reproduce", "withfull", "--output", str(tmp_path / "a.md")]) == 0
@@ -110,11 +116,7 @@ def test_cli_full_flag(tmp_path, monkeypatch, capsys):
 
 
 def test_cli_reproduce_cache_options(monkeypatch, tmp_path, capsys):
-    import sys
-    import types
-
     from pgmpy_ext.cli import main
-    from pgmpy_ext.experiments import REPRODUCTIONS, Reproduction
 
     seen = {}
 
@@ -125,11 +127,7 @@ def test_cli_reproduce_cache_options(monkeypatch, tmp_path, capsys):
     def without_cache(output=None, *, quick=False, n_jobs=None):
         return output
 
-    for name, fn in (("withcache", with_cache), ("nocache", without_cache)):
-        module = types.ModuleType(f"pgmpy_ext.experiments._{name}_for_tests")
-        module.run = fn
-        monkeypatch.setitem(sys.modules, module.__name__, module)
-        monkeypatch.setitem(REPRODUCTIONS, name, Reproduction(name, "fake", f"_{name}_for_tests"))
+    _register_fake_reproductions(monkeypatch, withcache=with_cache, nocache=without_cache)
     out = str(tmp_path / "a.md")
     assert main(["reproduce", "withcache", "--output", out, "--cache-dir", str(tmp_path), "--partial"]) == 0
     assert seen == {"cache_dir": tmp_path, "partial": True}
