@@ -642,6 +642,13 @@ cdef inline bint _group_before(intp_t g, intp_t h, const float64_t* gslack, cons
     return gcount[g * rc + rc - 1] > gcount[h * rc + rc - 1]
 
 
+cdef inline double _term3(intp_t n, intp_t c0, intp_t c1, const float64_t* cell,
+                          const float64_t* marg) noexcept nogil:
+    """The term of one configuration of a 3-state child with ``n`` rows, ``c0`` and ``c1`` of them in states 0
+    and 1: ``marg[n]`` plus the three cell terms (summed in this fixed order, so every caller gets the same bits)."""
+    return (marg[n] + cell[c0]) + (cell[c1] + cell[n - c0 - c1])
+
+
 cdef inline double _mixed3_one_word(uint64_t m0, uint64_t m1, uint64_t mall, const uint64_t* z, intp_t W,
                                     intp_t rz, intp_t r0, intp_t r1, intp_t rall, const float64_t* cell,
                                     const float64_t* marg) noexcept nogil:
@@ -658,12 +665,12 @@ cdef inline double _mixed3_one_word(uint64_t m0, uint64_t m1, uint64_t mall, con
             continue
         c0 = __builtin_popcountll(m0 & zw)
         c1 = __builtin_popcountll(m1 & zw)
-        f += (marg[n] + cell[c0]) + (cell[c1] + cell[n - c0 - c1])
+        f += _term3(n, c0, c1, cell, marg)
         r0 -= c0
         r1 -= c1
         rall -= n
     if rall > 0:
-        f += (marg[rall] + cell[r0]) + (cell[r1] + cell[rall - r0 - r1])
+        f += _term3(rall, r0, r1, cell, marg)
     return f
 
 
@@ -681,12 +688,12 @@ cdef inline double _mixed3_two_words(const uint64_t* m0, const uint64_t* m1, con
             continue
         c0 = __builtin_popcountll(m0[0] & zw[0]) + __builtin_popcountll(m0[1] & zw[1])
         c1 = __builtin_popcountll(m1[0] & zw[0]) + __builtin_popcountll(m1[1] & zw[1])
-        f += (marg[n] + cell[c0]) + (cell[c1] + cell[n - c0 - c1])
+        f += _term3(n, c0, c1, cell, marg)
         r0 -= c0
         r1 -= c1
         rall -= n
     if rall > 0:
-        f += (marg[rall] + cell[r0]) + (cell[r1] + cell[rall - r0 - r1])
+        f += _term3(rall, r0, r1, cell, marg)
     return f
 
 
