@@ -589,13 +589,20 @@ def main(argv=None):
             with dask.config.set(scheduler="threads", num_workers=2):
                 reset_hwm()
                 res = dask_passes(files, states, families, f"dask threads x2, round {r + 1}", cpu_self)
-            res["same"] = identical(res, ref)
-            res["comp"] = None
-            res["peak"] = [vm_hwm_mb()]
-            rnd["threads"] = res
-            print(f"round {r + 1} threads x2: counts {res['t_counts']:.2f} s, compress {res['t_comp']:.2f} s, "
-                  f"identical {res['same']}; load {res['mode'].loads()} {res['mode'].flag()}")
-        rounds.append(rnd)
+            rounds.append(rnd)
+            keep(res, r, "threads", [vm_hwm_mb()])
+        else:
+            rounds.append(rnd)
+
+    def keep(res: dict, r: int, key: str, peak: list) -> None:
+        """A dask mode's result of round ``r``: compared with the reference, its distinct rows dropped, printed."""
+        res["same"] = identical(res, ref)
+        res["comp"] = None
+        res["peak"] = peak
+        rounds[r][key] = res
+        print(f"round {r + 1} {key}: counts {res['t_counts']:.2f} s, compress {res['t_comp']:.2f} s, "
+              f"identical {res['same']}, peak MiB {[round(p) for p in peak]}; "
+              f"load {res['mode'].loads()} {res['mode'].flag()}")
 
     def one_cluster_pass(r: int, client, cpu_all) -> None:
         for name in LADDER:  # every worker imports what a pass needs first (the warm-up pass reaches one worker)
@@ -603,13 +610,7 @@ def main(argv=None):
         client.run(reset_hwm)
         reset_hwm()
         res = dask_passes(files, states, families, f"LocalCluster 2 procs, round {r + 1}", cpu_all)
-        res["same"] = identical(res, ref)
-        res["comp"] = None
-        res["peak"] = [vm_hwm_mb(), *sorted(client.run(vm_hwm_mb).values())]
-        rounds[r]["cluster"] = res
-        print(f"round {r + 1} cluster: counts {res['t_counts']:.2f} s, compress {res['t_comp']:.2f} s, "
-              f"identical {res['same']}, peaks (driver, workers) {res['peak']}; "
-              f"load {res['mode'].loads()} {res['mode'].flag()}")
+        keep(res, r, "cluster", [vm_hwm_mb(), *sorted(client.run(vm_hwm_mb).values())])  # driver, then workers
 
     # A LocalCluster exists only for its own passes: its scheduler and nannies live in this process, and a
     # single-process pass next to an idle cluster ran on 1.04 cores for 29.4 s, against 1.33 cores and 20.7-24.5 s

@@ -221,8 +221,7 @@ def tree_order(n: int, split_every: int = SPLIT_EVERY) -> list[list[list[int]]]:
 def distinct_part(part: EncodedPart, cards: np.ndarray) -> EncodedPart:
     """One partition's distinct rows with their multiplicities as its weights (what EM iterates over); the codes
     keep their (narrow) dtype."""
-    u = unique_rows(part.kernel_codes, cards, part.weights, keep_dtype=True, return_inverse=False)
-    return EncodedPart(u.codes, u.counts)
+    return EncodedPart(*distinct_rows(part, cards))
 
 
 def part_rows(part: EncodedPart) -> int:
