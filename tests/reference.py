@@ -45,3 +45,17 @@ def unique_rows_ref(codes, weights=None):
         acc[key] = acc.get(key, 0.0) + w[r]
     keys = sorted(acc)
     return np.array(keys, dtype=np.int32).reshape(len(keys), codes.shape[1]), np.array([acc[k] for k in keys])
+
+
+def logsumexp_rows_ref(a):
+    """numpy's row reductions, as ``pgmpy_ext.utils.logsumexp_rows`` computed them before issue 25."""
+    m = a.max(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        return (m + np.log(np.exp(a - m).sum(axis=1, keepdims=True)))[:, 0]
+
+
+def log_normalize_rows_ref(a, floor=None):
+    out = a - logsumexp_rows_ref(a)[:, None]
+    if floor is not None:
+        np.maximum(out, floor, out=out)
+    return out
