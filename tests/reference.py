@@ -59,3 +59,27 @@ def log_normalize_rows_ref(a, floor=None):
     if floor is not None:
         np.maximum(out, floor, out=out)
     return out
+
+
+def log_joint_columns_ref(columns, layout, log_cpt):
+    """``(out, n_marked)`` of ``pgmpy_ext.stats.log_joint_columns`` in plain numpy: per node, one gather of its
+    log-CPT entries at every row (``H`` varied), added in layout order; rows with a negative code in a column some
+    node reads get NaN in column 0."""
+    n = next(len(c) for c in columns if c is not None)
+    K = layout.hidden_card
+    out = np.zeros((n, K))
+    marked = np.zeros(n, dtype=bool)
+    for v in range(layout.n_nodes):
+        lo, hi = int(layout.fam_offsets[v]), int(layout.fam_offsets[v + 1])
+        base = np.full(n, int(layout.tab_offsets[v]), dtype=np.int64)
+        for j in range(lo, hi):
+            c = int(layout.fam_cols[j])
+            if c < 0:
+                continue
+            x = np.asarray(columns[c]).astype(np.int64)
+            marked |= x < 0
+            base += np.maximum(x, 0) * int(layout.fam_strides[j])
+        hs = int(layout.h_stride[v])
+        out += np.asarray(log_cpt)[base[:, None] + hs * np.arange(K)[None, :]]
+    out[marked, 0] = np.nan
+    return out, int(marked.sum())

@@ -20,7 +20,7 @@ from pgmpy_ext.stats._layout import BlockLayout
 from pgmpy_ext.utils.validation import effective_n_threads
 
 __all__ = ["HIDDEN", "NetworkLayout", "EStepResult", "CLLResult", "log_joint_batch", "posterior_batch",
-           "estep_accumulate", "conditional_log_likelihood"]
+           "estep_accumulate", "conditional_log_likelihood", "ColumnPlan", "log_joint_columns"]
 
 #: Entry of ``NetworkLayout.fam_cols`` that stands for the hidden/class variable (it is not a column of ``X``).
 HIDDEN: int = int(_posterior.HIDDEN)
@@ -517,3 +517,132 @@ def conditional_log_likelihood(layout: NetworkLayout, log_cpt, X, y, weights=Non
     cll, n_zero = _call(layout, _posterior.conditional_log_likelihood, codes, yy, w, *layout.kernel_args(),
                         layout.hidden_card, lc, resp, grad, bool(skip_missing))
     return CLLResult(cll, resp if return_posterior else None, grad if return_gradient else None, n_zero)
+
+
+@dataclass(frozen=True, eq=False)
+class ColumnPlan:
+    """A compiled network in the class-minor layout of the column kernel (``cython_core/_posterior.pyx``,
+    "Column kernel"), with its log-CPT entries: what :func:`log_joint_columns` reads.
+
+    Node ``v``'s table holds the entries of its log-CPT block with the ``H`` axis moved last (repeated ``K`` times
+    when ``H`` is not in the family), so the ``K`` numbers a row adds for node ``v`` are contiguous. Built once per
+    fitted model by :meth:`build`; the numbers are those of ``log_cpt``, only moved, so the kernel's sums are the
+    sums of :func:`log_joint_batch`, bit for bit.
+
+    Attributes
+    ----------
+    node_ptr : intp (V + 1,)
+    obs_col, obs_card, obs_stride : intp (F',)
+        Per node, its members other than ``H``: code-array index, cardinality, C-order stride without ``H``.
+    tab_off : intp (V + 1,)
+    tab : float64 (tab_off[-1],)
+    hidden_card : int
+        ``K``.
+    n_columns : int
+        ``len(layout.columns)``: how many code arrays a call takes.
+    columns_used : intp
+        Sorted code-array indices some node reads.
+    """
+
+    node_ptr: np.ndarray
+    obs_col: np.ndarray
+    obs_card: np.ndarray
+    obs_stride: np.ndarray
+    tab_off: np.ndarray
+    tab: np.ndarray
+    hidden_card: int
+    n_columns: int
+    columns_used: np.ndarray
+
+    @classmethod
+    def build(cls, layout: NetworkLayout, log_cpt, class_order=None) -> ColumnPlan:
+        """The plan of ``layout`` with the entries of ``log_cpt``.
+
+        ``class_order`` (optional, a permutation of ``0..K-1``): class ``h`` of the result is class
+        ``class_order[h]`` of the layout (e.g. a classifier's ``classes_`` order), so no column permutation of the
+        (n_rows, K) output is needed afterwards.
+
+        Examples
+        --------
+        >>> lay = NetworkLayout.build({"C": [], "A": ["C"]}, {"C": 2, "A": 3}, ["A"], "C")
+        >>> plan = ColumnPlan.build(lay, np.log(np.arange(1.0, 9.0)))
+        >>> plan.node_ptr.tolist(), plan.obs_col.tolist(), plan.tab_off.tolist()
+        ([0, 0, 1], [0], [0, 2, 8])
+        """
+        lc = _check_log_cpt(layout, log_cpt)
+        K = layout.hidden_card
+        order = None if class_order is None else np.asarray(class_order, dtype=np.intp)
+        if order is not None and (order.shape != (K,) or not np.array_equal(np.sort(order), np.arange(K))):
+            raise ValueError(f"class_order must be a permutation of 0..{K - 1}, got {order.tolist()!r}.")
+        node_ptr, obs_col, obs_card, obs_stride, tab_off, tabs = [0], [], [], [], [0], []
+        for v in range(layout.n_nodes):
+            lo, hi = int(layout.fam_offsets[v]), int(layout.fam_offsets[v + 1])
+            cols = layout.fam_cols[lo:hi]
+            cards = layout.fam_cards[lo:hi]
+            block = lc[layout.tab_offsets[v]:layout.tab_offsets[v + 1]].reshape(tuple(int(c) for c in cards))
+            hpos = np.flatnonzero(cols == HIDDEN)
+            if hpos.size:
+                t = np.moveaxis(block, int(hpos[0]), -1)
+                if order is not None:
+                    t = t[..., order]
+            else:
+                t = np.repeat(block[..., None], K, axis=-1)
+            keep = cols != HIDDEN
+            kc = cards[keep]
+            stride = np.ones(kc.shape[0], dtype=np.intp)
+            for j in range(kc.shape[0] - 2, -1, -1):
+                stride[j] = stride[j + 1] * kc[j + 1]
+            obs_col.extend(cols[keep].tolist())
+            obs_card.extend(kc.tolist())
+            obs_stride.extend(stride.tolist())
+            node_ptr.append(len(obs_col))
+            tabs.append(np.ascontiguousarray(t).reshape(-1))
+            tab_off.append(tab_off[-1] + tabs[-1].shape[0])
+        tab = np.concatenate(tabs) if tabs else np.zeros(0, dtype=np.float64)
+        obs = _as_intp(obs_col)
+        return cls(_as_intp(node_ptr), obs, _as_intp(obs_card), _as_intp(obs_stride), _as_intp(tab_off),
+                   np.ascontiguousarray(tab, dtype=np.float64), K, len(layout.columns), np.unique(obs))
+
+    def kernel_args(self) -> tuple:
+        return (self.node_ptr, self.obs_col, self.obs_card, self.obs_stride, self.tab_off, self.tab)
+
+
+def log_joint_columns(plan: ColumnPlan, columns: Sequence, *, n_jobs: int = 1) -> tuple[np.ndarray, int]:
+    """``log p(H=h, x_r)`` for every row, read straight from one 1-D code array per column.
+
+    Parameters
+    ----------
+    plan : ColumnPlan
+    columns : sequence of 1-D int8 / int16 / int32 arrays (or None for a column no node reads)
+        ``columns[k]`` holds the codes of ``layout.columns[k]``; ``-1`` = missing. They may be read-only views
+        (pandas category codes) or strided (columns of a C-order matrix): nothing is copied.
+    n_jobs : int, default 1
+        Threads over row ranges; results are bit-identical for every value.
+
+    Returns
+    -------
+    out : float64 (n_rows, K)
+        Complete rows are bit-identical to :func:`log_joint_batch`. A row with a ``-1`` in a column the network
+        reads has NaN in ``out[r, 0]`` (and unspecified entries): sum it out (e.g.
+        :func:`pgmpy_ext.models.marginal_log_joint` on those rows) or refuse it.
+    n_marked : int
+        Number of such rows (0: ``out`` is final).
+
+    Examples
+    --------
+    >>> lay = NetworkLayout.build({"C": [], "A": ["C"]}, {"C": 2, "A": 2}, ["A"], "C")
+    >>> log_cpt = lay.pack({"C": [0.5, 0.5], "A": [[0.9, 0.2], [0.1, 0.8]]}, log=True)
+    >>> out, n_marked = log_joint_columns(ColumnPlan.build(lay, log_cpt), [np.array([0, 1, -1], dtype=np.int8)])
+    >>> np.exp(out[:2]).round(3).tolist(), n_marked, bool(np.isnan(out[2, 0]))
+    ([[0.45, 0.1], [0.05, 0.4]], 1, True)
+    """
+    if len(columns) != plan.n_columns:
+        raise ValueError(f"expected {plan.n_columns} code arrays (one per layout column), got {len(columns)}.")
+    n = next((len(c) for c in columns if c is not None), 0)
+    out = np.empty((n, plan.hidden_card), dtype=np.float64)
+    try:
+        n_marked = _posterior.log_joint_columns(columns, *plan.kernel_args(), out, effective_n_threads(n_jobs))
+    except _posterior.KernelInputError as err:
+        raise ValueError(f"row {err.row}: code {err.code} of code array {err.column} is outside 0.."
+                         f"{int(plan.obs_card[err.node]) - 1}.") from None
+    return out, n_marked
