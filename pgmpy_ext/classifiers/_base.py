@@ -30,11 +30,12 @@ from pgmpy_ext.dask import is_dask_collection
 from pgmpy_ext.data import (
     DiscreteInputMixin,
     EncodedData,
+    MissingValueError,
     as_frame,  # noqa: F401  (compatibility only: clustering and evaluation still import it from here)
     encode,
 )
 from pgmpy_ext.models import build_network, compile_network, marginal_log_joint
-from pgmpy_ext.stats import forest_plan
+from pgmpy_ext.stats import ColumnPlan, forest_plan, log_joint_columns
 from pgmpy_ext.structure import ClassifierStructure
 from pgmpy_ext.utils import LOG_PROB_FLOOR, LOG_TINY, check_generator, log_normalize_rows
 from pgmpy_ext.utils.validation import check_option
@@ -373,28 +374,48 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         self._network_ = net
         order = {(type(c), c): k for k, c in enumerate(net.states[self.class_node_])}
         self._class_order_ = np.array([order[(type(v), v)] for v in map(_python, self.classes_)])
+        # the column kernel's plan, built here so that predict never changes the estimator's __dict__
+        self._column_plan_ = (net, ColumnPlan.build(net.layout, net.log_cpt, class_order=self._class_order_))
 
     # ------------------------------------------------------------------ predict
     def _feature_names(self) -> list:
         return list(self.encoder_.columns[:-1])
 
-    def _encode_features(self, X) -> np.ndarray:
-        """int32 codes ``(n_rows, n_features)`` of new ``X`` with the states learned at fit (the encoder's feature
-        order). ``-1`` marks a cell to sum out: a missing cell (NaN/None, with ``missing="available_case"``) or a
-        value unseen at fit (with ``handle_unknown="ignore"``; with ``"error"`` it raises a ValueError naming the
-        column, the value and the row by its index label)."""
+    def _column_codes(self, X):
+        """New ``X`` as one code array per feature (:meth:`EncodedData.column_codes`, states learned at fit, the
+        encoder's feature order). ``-1`` marks a cell to sum out: a missing cell (NaN/None, with
+        ``missing="available_case"``) or a value unseen at fit (with ``handle_unknown="ignore"``; with ``"error"`` it
+        raises a ValueError naming the column, the value and the row by its index label). A column most of whose
+        values were not seen at fit is reported with an ``UnseenValuesWarning``."""
         features = self._feature_names()
         frame = self._predict_frame(X, features)
-        if frame.shape[0] == 0:
-            return np.zeros((0, len(features)), dtype=np.int32)
-        if self.missing == "error":
-            na = frame[features].isna().to_numpy()
-            if na.any():
-                r, k = (int(v[0]) for v in np.nonzero(na))
-                raise ValueError(f"Column {features[k]!r} has a missing value (NaN/None) at row {frame.index[r]!r}; "
-                                 f"{type(self).__name__}(missing='error') refuses it. Use missing='available_case' "
-                                 "to sum missing features out exactly, or impute them.")
-        return self.encoder_.transform(frame, columns=features, handle_unknown=self.handle_unknown).codes
+        try:
+            return self.encoder_.column_codes(frame, features, handle_unknown=self.handle_unknown)
+        except MissingValueError as err:
+            raise ValueError(f"Column {err.column!r} has a missing value (NaN/None) at row {err.row!r}; "
+                             f"{type(self).__name__}(missing='error') refuses it. Use missing='available_case' "
+                             "to sum missing features out exactly, or impute them.") from None
+
+    def _encode_features(self, X) -> np.ndarray:
+        """int32 codes ``(n_rows, n_features)`` of new ``X`` (see :meth:`_column_codes`), as one matrix."""
+        return self._column_codes(X).matrix()
+
+    def _column_plan(self) -> ColumnPlan:
+        """The fitted network in the column kernel's layout, classes in ``classes_`` order (built once; also for
+        estimators pickled before it existed)."""
+        net = self._network_
+        cached = self.__dict__.get("_column_plan_")
+        if cached is None or cached[0] is not net:
+            cached = self._column_plan_ = (net, ColumnPlan.build(net.layout, net.log_cpt,
+                                                                 class_order=self._class_order_))
+        return cached[1]
+
+    def _forest(self):
+        net = self._network_
+        cached = self.__dict__.get("_forest_plan_")  # (layout, plan), computed at the first missing cell
+        if cached is None or cached[0] is not net.layout:
+            cached = self._forest_plan_ = (net.layout, forest_plan(net.layout))
+        return cached[1]
 
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         """The hook: ``log p(c, x)`` (natural log), shape (n_rows, n_classes), columns in ``classes_`` order.
@@ -403,14 +424,24 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         for one-dependence networks, variable elimination per missingness pattern otherwise); rows without one are
         bit-identical to the complete-data kernel."""
         net = self._network_
-        plan = None
-        if (codes < 0).any():
-            cached = self.__dict__.get("_forest_plan_")  # (layout, plan), computed at the first missing cell
-            if cached is None or cached[0] is not net.layout:
-                cached = self._forest_plan_ = (net.layout, forest_plan(net.layout))
-            plan = cached[1]
+        plan = self._forest() if (codes < 0).any() else None
         return marginal_log_joint(net.layout, net.log_cpt, codes, plan=plan, n_jobs=self.n_jobs or 1)[
             :, self._class_order_]
+
+    def _joint_from_columns(self, X) -> np.ndarray:
+        """``log p(c, x)`` of a single network read straight from the column codes of ``X`` (no code matrix): the
+        column kernel for every row, then exact marginalisation (as :meth:`_joint_log_likelihood`) for the rows it
+        marked as having a cell to sum out. Bit-identical to ``_joint_log_likelihood(_encode_features(X))``."""
+        cc = self._column_codes(X)
+        if cc.n_rows == 0:
+            return np.zeros((0, len(self.classes_)), dtype=np.float64)
+        out, n_marked = log_joint_columns(self._column_plan(), cc.arrays, n_jobs=self.n_jobs or 1)
+        if n_marked:
+            rows = np.flatnonzero(np.isnan(out[:, 0]))
+            net = self._network_
+            out[rows] = marginal_log_joint(net.layout, net.log_cpt, cc.matrix(rows), plan=self._forest(),
+                                           n_jobs=self.n_jobs or 1)[:, self._class_order_]
+        return out
 
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """Joint log-probability ``log p(class, x)`` per row (natural log), columns in ``classes_`` order.
@@ -420,6 +451,8 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         if is_dask_collection(X):
             return self._predict_dask(X, normalize=False)
+        if type(self)._joint_log_likelihood is BNClassifierBase._joint_log_likelihood:
+            return self._joint_from_columns(X)
         return self._joint_log_likelihood(self._encode_features(X))
 
     def predict_log_proba(self, X) -> np.ndarray:
@@ -431,13 +464,17 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         if is_dask_collection(X):
             return self._predict_dask(X, normalize=True)
-        return log_normalize_rows(self.predict_joint_log_proba(X), floor=LOG_TINY)
+        joint = self.predict_joint_log_proba(X)  # a fresh array: normalised in place
+        return log_normalize_rows(joint, floor=LOG_TINY, out=joint)
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior ``P(class | x)`` per row, shape (n_samples, n_classes), columns in ``classes_`` order (a dask
         Array, computed partition by partition on the workers, when ``X`` is a dask DataFrame)."""
         check_is_fitted(self)
-        return np.exp(self.predict_log_proba(X))
+        out = self.predict_log_proba(X)
+        if is_dask_collection(out):
+            return np.exp(out)
+        return np.exp(out, out=out)
 
     def predict(self, X) -> np.ndarray:
         """Most probable class per row (ties: the first class in ``classes_``)."""

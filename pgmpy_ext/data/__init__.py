@@ -1,6 +1,7 @@
 """Encoded data: DataFrame <-> int32 (or narrow int8/int16) codes + original states + weights + missing-value
 policy; the discrete-input side of the scikit-learn faces."""
 
+from pgmpy_ext.data._columns import ColumnCodes, MissingValueError, UnseenValuesWarning, column_arrays
 from pgmpy_ext.data._compound import CompoundColumn, compound_column, join_compound, split_compound
 from pgmpy_ext.data._encoded import (
     CODES_DTYPES,
@@ -30,4 +31,5 @@ __all__ += ["check_numeric_columns", "pgmpy_state_names"]
 __all__ += ["FIT_MISSING", "check_fit_frame", "check_no_missing"]
 __all__ += ["state_key", "to_python"]
 __all__ += ["CODES_DTYPES", "codes_dtype_for", "kernel_codes", "int32_codes", "column_kind"]
+__all__ += ["ColumnCodes", "MissingValueError", "UnseenValuesWarning", "column_arrays"]
 __all__ += ["CompoundColumn", "compound_column", "join_compound", "split_compound"]

@@ -260,6 +260,11 @@ class EncodedData:
         if self.weights is not None:
             self.weights = _check_weights(self.weights, self._codes.shape[0])
 
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_column_cache", None)  # lookup tables of :meth:`column_codes`, rebuilt on demand
+        return state
+
     def __setstate__(self, state):
         if "codes" in state and "_codes" not in state:  # pickled when EncodedData was a dataclass with int32 codes
             state["_codes"] = state.pop("codes")
@@ -411,6 +416,59 @@ class EncodedData:
         st = {c: self.states[self.index(c)] for c in cols}
         return encode(df[cols], states=st, weights=weights, missing=self.missing, strict_states=True,
                       handle_unknown=handle_unknown, codes_dtype=self._codes.dtype.name)
+
+    def column_codes(self, df: pd.DataFrame, columns: Sequence | None = None, *, handle_unknown: str = "error",
+                     warn_unseen: bool = True):
+        """Encode new data with the states learned here, as one 1-D code array per column (no code matrix).
+
+        The predict path of the learners (:class:`~pgmpy_ext.data._columns.ColumnCodes` feeds the column kernel
+        ``pgmpy_ext.stats.log_joint_columns`` directly). A pandas Categorical whose categories are this column's
+        states in their order gives its own codes, read-only and uncopied; other categorical and plain integer
+        columns are recoded through lookup tables; the rest goes through the general encoder (as
+        :meth:`transform`).
+
+        Parameters
+        ----------
+        df : DataFrame
+            Must contain ``columns`` (default: all fitted columns); other columns are ignored.
+        columns : sequence, optional
+        handle_unknown : {"error", "ignore"}, default "error"
+            As in :meth:`transform`: a value not seen at fit raises (the first column holding one, at its first
+            row), or is coded ``-1``.
+        warn_unseen : bool, default True
+            With ``handle_unknown="ignore"``, warn (:class:`~pgmpy_ext.data._columns.UnseenValuesWarning`, naming
+            the column and the share of rows) about every column where more than half of the values were not seen
+            at fit: the whole feature would otherwise vanish silently, typically because its type changed.
+
+        Returns
+        -------
+        ColumnCodes
+            ``-1`` marks a missing cell (under this object's ``missing="skip"``) or an ignored unseen value.
+
+        Raises
+        ------
+        MissingValueError
+            A ``ValueError`` for the first missing cell in row order under ``missing="error"``.
+        ValueError
+            A missing column, or an unseen value under ``handle_unknown="error"``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> data = encode(pd.DataFrame({"c": ["a", "b"], "k": [0, 1]}))
+        >>> new = pd.DataFrame({"c": pd.Categorical(["b", "a"], categories=["a", "b"]), "k": [1, 5]})
+        >>> cc = data.column_codes(new, handle_unknown="ignore")
+        >>> [a.tolist() for a in cc.arrays], cc.n_unknown.tolist()
+        ([[1, 0], [1, -1]], [0, 1])
+        """
+        from pgmpy_ext.data._columns import encode_columns
+
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"column_codes expects a pandas DataFrame, got {type(df).__name__}.")
+        if handle_unknown not in HANDLE_UNKNOWN:
+            raise ValueError(f"handle_unknown == {handle_unknown!r}, must be one of {HANDLE_UNKNOWN}.")
+        cols = self.columns if columns is None else list(columns)
+        return encode_columns(self, df, cols, handle_unknown, warn_unseen)
 
     def __repr__(self) -> str:
         narrow = "" if self._codes.dtype == np.int32 else f", codes_dtype={self._codes.dtype.name!r}"

@@ -109,7 +109,8 @@ def test_hand_computed_naive_bayes_and_a_missing_row():
     # C=1: .75 * .9 * .2. Row 1 (A=0, B=1): C=0: .25 * .5 * .2; C=1: .75 * .1 * .8.
     np.testing.assert_allclose(np.exp(out[0]), [0.25 * 0.5 * 0.4, 0.75 * 0.9 * 0.2], rtol=1e-14)
     np.testing.assert_allclose(np.exp(out[1]), [0.25 * 0.5 * 0.2, 0.75 * 0.1 * 0.8], rtol=1e-14)
-    assert n_marked == 1 and np.isnan(out[2, 0])
+    assert n_marked == 1
+    assert np.isnan(out[2, 0])
 
 
 def test_errors_name_the_row_and_the_arrays():
@@ -129,4 +130,5 @@ def test_errors_name_the_row_and_the_arrays():
     with pytest.raises(ValueError, match=r"class_order must be a permutation"):
         ColumnPlan.build(lay, log_cpt, class_order=[0, 0, 1])
     out, n_marked = log_joint_columns(plan, [c[:0] for c in cols])
-    assert out.shape == (0, 3) and n_marked == 0
+    assert out.shape == (0, 3)
+    assert n_marked == 0
