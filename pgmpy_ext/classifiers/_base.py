@@ -58,6 +58,18 @@ def _check_targets(y) -> tuple[np.ndarray, np.ndarray]:
         if y.shape[1] != 1:
             raise ValueError(f"y must be one column of class labels, got a DataFrame with {y.shape[1]} columns.")
         y = y.iloc[:, 0]
+    if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype) and y.shape[0]:
+        # a categorical y carries its codes: the labels are checked and sorted on the categories that occur (the
+        # generic path below, on one row per category, in the categories' own dtype, so integer categories are
+        # integer labels as in a plain integer y), and the rows are recoded through a table: no object array of n
+        # labels, no hashing of n labels
+        cat_codes = y.array.codes
+        if cat_codes.min() >= 0:
+            present = np.flatnonzero(np.bincount(cat_codes, minlength=len(y.dtype.categories)))
+            classes, ranks = _check_targets(pd.Series(np.asarray(pd.Categorical.from_codes(present, dtype=y.dtype))))
+            lut = np.zeros(len(y.dtype.categories), dtype=np.int32)
+            lut[present] = ranks
+            return classes, lut[cat_codes]
     if isinstance(y, pd.Series):
         y = y.to_numpy(dtype=object) if not pd.api.types.is_numeric_dtype(y.dtype) else y.to_numpy()
     arr = column_or_1d(np.asarray(y), warn=True)

@@ -574,71 +574,99 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
         raise ValueError(f"states declares columns {unknown!r} that are not in the data (columns: "
                          f"{list(df.columns)!r}).")
     n, m = df.shape
-    # The (n_rows, n_cols) C-order matrix is filled in place, _FILL_GROUP columns at a time (each group is encoded
-    # into a small (group, n_rows) buffer, then copied in with one transposing assignment: writing the columns one
-    # by one would stride through the whole matrix once per column, 3-4x slower for int32). No full transposed
-    # copy, so encoding holds the result plus _FILL_GROUP columns. The dtype comes from upper bounds on the
-    # cardinalities known before encoding (declared states, categories, bool, the numeric-column rule); a column
-    # that turns out wider than the current dtype (an object column with more than 128 states, say) widens the
-    # matrix once.
+    # Every column is read through pandas' column accessor (no Series per column) and coded into a narrow 1-D
+    # array: a Categorical's own codes (uncopied), a block of plain integer columns at once (one pandas call and
+    # one vectorised pass per block, the path of wide integer data such as 7,129 genes), or the general hash-based
+    # encoder. The C-order matrix is then filled in row blocks: the columns are stacked into a narrow staging block
+    # (a transposing copy of 1-byte codes, 3x cheaper than writing int32 codes with a stride) that is widened into
+    # the matrix. Encoding holds the result, the codes of the columns that needed new codes (at most one byte per
+    # cell for up to 128 states) and one staging block.
+    from pgmpy_ext.data._columns import column_arrays
+
     dtypes = list(df.dtypes)
-    bound_dtype = codes_dtype_for([_card_bound(dtypes[k], states.get(col), max_numeric_states)
-                                   for k, col in enumerate(df.columns)], codes_dtype)
-    # Plain numpy integer columns without declared states are read in blocks of columns (one pandas call per
-    # block, not per column) and coded by _int_codes (a presence table over the value range), the fast path for
-    # wide integer-coded data such as 7,129 discretised genes; everything else goes through _encode_column.
+    arrays = column_arrays(df)
     plain = [states.get(col) is None and _plain_int_dtype(dtypes[k]) for k, col in enumerate(df.columns)]
-    block_cols = max(1, min(64, _BLOCK_CELLS // max(n, 1)))
-    block, b0, b1 = None, 0, 0
-    cat_cache = []  # [(CategoricalDtype, states)] of category columns encoded by the general path
-    codes = np.empty((n, m), dtype=bound_dtype)
-    buf = np.empty((min(_FILL_GROUP, m), n), dtype=codes.dtype)
-    start = 0  # first column held in buf
-    all_states = []
+    block_cols = max(1, min(_INT_BLOCK_COLS, _BLOCK_CELLS // max(n, 1)))
+    results: list = [None] * m
+    k = 0
+    while k < m:  # blocks of consecutive plain integer columns of one dtype
+        if not plain[k]:
+            k += 1
+            continue
+        b1 = k + 1
+        while b1 < m and b1 - k < block_cols and plain[b1] and dtypes[b1] == dtypes[k]:
+            b1 += 1
+        if b1 - k > 1:
+            block = df.iloc[:, k:b1].to_numpy()
+            labels = list(df.columns[k:b1])
+            for j, res in enumerate(_int_block_codes(labels, block, max_numeric_states)):
+                results[k + j] = res
+        k = b1
+    cat_cache = []  # [(CategoricalDtype, states)] of the undeclared category columns seen so far
     ignored = False
     for k, col in enumerate(df.columns):
+        if isinstance(results[k], Exception):  # the block path found a numeric-rule violation here
+            raise results[k]
+        if results[k] is not None:
+            continue
+        declared = states.get(col)
+        arr = arrays[k]
         res = None
         if plain[k]:
-            if not b0 <= k < b1:
-                b0, b1 = k, k + 1
-                while b1 < m and b1 - b0 < block_cols and plain[b1] and dtypes[b1] == dtypes[k]:
-                    b1 += 1
-                block = df.iloc[:, b0:b1].to_numpy()
-            res = _int_codes(col, block[:, k - b0], max_numeric_states)
-        elif states.get(col) is None and isinstance(dtypes[k], pd.CategoricalDtype):
-            # categorical columns sharing one dtype (same categories in the same order, same category dtype)
-            # share the states of the first one: their pandas codes are the state codes (checked on the first)
-            cat_codes = df.iloc[:, k].array.codes
-            st = _cached_category_states(cat_cache, dtypes[k])
-            if st is not None and (missing != "error" or cat_codes.min(initial=0) >= 0):
-                res = cat_codes, list(st), False
-        if res is not None:
-            col_codes, st, ign = res
-        else:
-            col_codes, st, ign = _encode_column(col, df.iloc[:, k], states.get(col), missing, df.index,
-                                                max_numeric_states, handle_unknown)
-            if states.get(col) is None and isinstance(dtypes[k], pd.CategoricalDtype) \
-                    and np.array_equal(col_codes, df.iloc[:, k].array.codes):
-                cat_cache.append((dtypes[k], st))
-        need = codes_dtype_for([len(st)], codes_dtype)  # raises for an explicit int8/int16 that does not fit
-        if need.itemsize > codes.dtype.itemsize:  # rare: flush the buffered columns, then widen
-            codes[:, start:k] = buf[:k - start].T
-            codes = codes.astype(need)  # only columns < k matter; the rest is overwritten below
-            buf = np.empty_like(buf, dtype=need)
-            start = k
-        buf[k - start] = col_codes  # values are -1 .. len(st) - 1, which fit codes.dtype (checked just above)
-        if k + 1 - start == buf.shape[0] or k + 1 == m:
-            codes[:, start:k + 1] = buf[:k + 1 - start].T
-            start = k + 1
-        all_states.append(st)
+            res = _int_codes(col, arr, max_numeric_states)
+        elif declared is None and isinstance(arr, pd.Categorical):
+            cat_codes = arr.codes  # the Categorical's codes, read-only, uncopied
+            st = _cached_category_states(cat_cache, arr.dtype)
+            if st is None:
+                st = [to_python(v) for v in arr.dtype.categories]
+                cat_cache.append((arr.dtype, st))
+            if not st:
+                raise ValueError(f"Column {col!r} has no observed value (all missing); cannot infer its states.")
+            if missing == "error" and cat_codes.min(initial=0) < 0:
+                r = int(np.flatnonzero(cat_codes < 0)[0])
+                raise ValueError(_missing_message(col, _row_label(df.index, r), "NaN/None"))
+            res = cat_codes, list(st), False
+        if res is None:
+            res = _encode_column(col, pd.Series(arr, index=df.index, copy=False, name=col), declared, missing,
+                                 df.index, max_numeric_states, handle_unknown)
+        col_codes, st, ign = res
+        codes_dtype_for([len(st)], codes_dtype)  # raises for an explicit int8 / int16 that cannot hold the column
+        if col_codes.dtype.itemsize > 1 or col_codes.dtype.kind != "i":  # new codes: held narrow until the fill
+            col_codes = col_codes.astype(codes_dtype_for([len(st)], "auto"), copy=False)
+        results[k] = (col_codes, st, ign)
         ignored |= ign
-    del buf, block
+    all_states = [r[1] for r in results]
+    cards = [len(st) for st in all_states]
+    codes = np.empty((n, m), dtype=codes_dtype_for(cards, codes_dtype))
+    _fill_rows(codes, [r[0] for r in results], codes_dtype_for(cards, "auto"))
     return EncodedData(codes, list(df.columns), all_states, weights=weights,
                        missing="skip" if ignored else missing)
 
 
-#: Columns encoded into the staging buffer of :func:`encode` before they are copied into the C-order matrix.
-_FILL_GROUP = 8
+def _fill_rows(codes: np.ndarray, columns: list, stage_dtype: np.dtype) -> None:
+    """Write the 1-D code arrays ``columns`` into the C-order matrix ``codes``, ``_FILL_ROWS`` rows at a time:
+    stacked into a staging block of ``stage_dtype`` (the narrowest type that holds every code), widened into
+    ``codes`` (directly when they share the type)."""
+    n = codes.shape[0]
+    if not columns or n == 0:
+        return
+    stage = None if stage_dtype == codes.dtype else np.empty((min(n, _FILL_ROWS), codes.shape[1]),
+                                                                  dtype=stage_dtype)
+    for r0 in range(0, n, _FILL_ROWS):
+        r1 = min(r0 + _FILL_ROWS, n)
+        parts = [c[r0:r1] for c in columns]
+        if stage is None:
+            np.stack(parts, axis=1, out=codes[r0:r1], casting="unsafe")
+        else:
+            np.stack(parts, axis=1, out=stage[:r1 - r0], casting="unsafe")
+            codes[r0:r1] = stage[:r1 - r0]
+
+
+#: Rows per staging block of :func:`encode`'s fill (1 MiB of int8 codes for 16 columns).
+_FILL_ROWS = 1 << 16
+
+#: Most plain integer columns of one block read at once by :func:`encode` (its vectorised integer path).
+_INT_BLOCK_COLS = 4096
 
 
 #: Most cells of one block of plain integer columns read at once by :func:`encode` (int64: 32 MiB).
@@ -668,6 +696,49 @@ def _int_codes(col, values: np.ndarray, max_numeric_states):
     lut = np.empty(span, dtype=np.int32)
     lut[vals] = np.arange(vals.size, dtype=np.int32)
     return lut[off], [int(v) + lo for v in vals], False
+
+
+def _int_block_codes(labels: list, block: np.ndarray, max_numeric_states) -> list:
+    """:func:`_int_codes` of every column of an ``(n, k)`` integer block at once: one presence table over the
+    concatenated value ranges of all columns, ranks by one cumulative sum. Returns, per column, ``(codes, states,
+    False)`` exactly as :func:`_int_codes` gives it, a ``ValueError`` (not raised: :func:`encode` raises it in
+    column order) for a column above ``max_numeric_states``, or None for a column whose value range is too wide
+    for a table (the caller codes it alone)."""
+    n, k = block.shape
+    if n == 0 or k == 0:
+        return [None] * k
+    lo = block.min(axis=0).astype(np.int64)
+    hi = block.max(axis=0).astype(np.int64)
+    span = hi - lo + 1
+    ok = span <= max(4 * n, 1 << 16)
+    out: list = [None] * k
+    if not ok.any():
+        return out
+    cols = np.flatnonzero(ok)
+    sub = block[:, cols] if cols.size < k else block
+    sp = span[cols]
+    start = np.zeros(cols.size + 1, dtype=np.int64)
+    np.cumsum(sp, out=start[1:])
+    pos = (sub - lo[cols]) + start[:-1]  # (n, k') positions in the concatenated table
+    present = np.zeros(int(start[-1]), dtype=bool)
+    present[pos] = True
+    rank = np.cumsum(present, dtype=np.int64)
+    before = np.concatenate(([0], rank[start[1:-1] - 1]))  # distinct values of the earlier columns
+    n_distinct = rank[start[1:] - 1] - before
+    lut = (rank - 1 - np.repeat(before, sp)).astype(np.int32)
+    codes = lut[pos]
+    values = np.flatnonzero(present)  # table positions of the present values, column after column
+    flat = (values - np.repeat(start[:-1], n_distinct) + np.repeat(lo[cols], n_distinct)).tolist()
+    ends = np.cumsum(n_distinct).tolist()
+    b = 0
+    for j, c in enumerate(cols.tolist()):
+        e = ends[j]
+        if max_numeric_states is not None and e - b > max_numeric_states:
+            out[c] = ValueError(_numeric_rule_message(labels[c], e - b, max_numeric_states))
+        else:
+            out[c] = (codes[:, j], flat[b:e], False)
+        b = e
+    return out
 
 
 def _cached_category_states(cache: list, dtype: pd.CategoricalDtype):

@@ -112,7 +112,7 @@ def family_counts(data: EncodedData, child, parents: Sequence = (), weights=None
     return out.reshape(tuple(data.cards[cols]))
 
 
-def family_counts_many(data: EncodedData, families: Sequence[tuple], weights=None) -> list:
+def family_counts_many(data: EncodedData, families: Sequence[tuple], weights=None, *, n_jobs: int = 1) -> list:
     """Counts of many families in one pass over the rows (same tables as :func:`family_counts` with
     ``sort_parents=False``, each shaped ``(card(child), *card(parents))`` in the given parent order).
 
@@ -123,6 +123,9 @@ def family_counts_many(data: EncodedData, families: Sequence[tuple], weights=Non
         Column labels; ``parents`` is a sequence (possibly empty) in the order the table should use.
     weights : array-like of shape (n_rows,), optional
         Overrides ``data.weights``.
+    n_jobs : int, default 1
+        Threads over row ranges for unweighted counts (integer tables: the same counts for every value); weighted
+        counts are summed on one thread, in row order.
 
     Examples
     --------
@@ -157,7 +160,8 @@ def family_counts_many(data: EncodedData, families: Sequence[tuple], weights=Non
     np.cumsum(sizes, out=tab[1:]) if shapes else None
     out = np.zeros(int(tab[-1]), dtype=np.float64)
     _counting.family_counts_multi(data.kernel_codes, np.asarray(fam_ptr, dtype=np.intp), cols_np,
-                                  np.ascontiguousarray(cards_np, dtype=np.intp), tab, data.kernel_weights(weights), out)
+                                  np.ascontiguousarray(cards_np, dtype=np.intp), tab, data.kernel_weights(weights), out,
+                                  effective_n_threads(n_jobs))
     return [out[tab[k]:tab[k + 1]].reshape(shape) for k, shape in enumerate(shapes)]
 
 
