@@ -423,7 +423,7 @@ def test_family_counts_many_integer_path_many_rows(n_jobs, dtype, big_tables):
     and code width, with missing codes skipped per family."""
     rng = np.random.default_rng(7)
     n = 5000
-    cards = np.array([3, 2, 5, 4, 2, 7] + ([200, 200] if big_tables else []))
+    cards = np.array([3, 2, 5, 4, 2, 7] + ([120, 120] if big_tables else []))
     X = np.stack([rng.integers(0, c, n) for c in cards], 1)
     X[rng.random(X.shape) < 0.02] = -1
     X = X.astype(dtype)
@@ -431,7 +431,7 @@ def test_family_counts_many_integer_path_many_rows(n_jobs, dtype, big_tables):
                        codes_dtype=np.dtype(dtype).name if dtype != np.int32 else None)
     fams = [("c0", []), ("c1", ["c0"]), ("c2", ["c3", "c1"]), ("c4", ["c0", "c5", "c2"]), ("c5", ["c4"])]
     if big_tables:
-        fams.append(("c6", ["c7", "c2"]))  # 200,000 cells: one table copy
+        fams.append(("c6", ["c7", "c2"]))  # 72,000 cells: one table copy
     got = family_counts_many(data, fams, n_jobs=n_jobs)
     for (child, parents), table in zip(fams, got):
         cols = [data.index(child)] + [data.index(p) for p in parents]
