@@ -146,14 +146,16 @@ def pairwise_counts(const fcode_t[:, ::1] X,
     # tab[tab_start[i] + x_i * (m - i - 1) + (j - i - 1)] = offsets[p(i, j)] + x_i * cards[j] * cond_card:
     # the start of row x_i of pair (i, j)'s table, so the inner loop is one load, one add and the increment.
     tab_start_np = np.zeros(m + 1, dtype=np.intp)
+    cdef intp_t[::1] ts_w = tab_start_np
     for t in range(m):
-        tab_start_np[t + 1] = tab_start_np[t] + cards[t] * (m - t - 1)
-    tab_np = np.empty(max(1, tab_start_np[m]), dtype=np.intp)
+        ts_w[t + 1] = ts_w[t] + cards[t] * (m - t - 1)
+    tab_np = np.empty(max(1, ts_w[m]), dtype=np.intp)
+    cdef intp_t[::1] tab_w = tab_np
     cdef intp_t i, j, xi, p = 0
-    for i in range(m):
+    for i in range(m):  # typed loops: this table has sum(cards) * m entries
         for j in range(i + 1, m):
             for xi in range(cards[i]):
-                tab_np[tab_start_np[i] + xi * (m - i - 1) + (j - i - 1)] = offsets[p] + xi * cards[j] * cond_card
+                tab_w[ts_w[i] + xi * (m - i - 1) + (j - i - 1)] = offsets[p] + xi * cards[j] * cond_card
             p += 1
     cdef const intp_t[::1] tab = tab_np
     cdef const intp_t[::1] tab_start = tab_start_np
@@ -242,6 +244,7 @@ cdef void _pairwise_block(const fcode_t[:, ::1] X, const intp_t[::1] features,
 cdef intp_t _GROUP_SIZE = 3         # features per group at most
 cdef intp_t _GROUP_CARD = 64        # product of the cardinalities in a group at most
 cdef intp_t _GROUP_CELLS = 1 << 19  # int32 cells of all group tables at most (2 MiB: about one core's L2)
+cdef intp_t _GROUP_ROWS = 512       # rows per block of the grouped path (their group codes: G * 8 KiB)
 
 
 def _feature_groups(cards, intp_t cond_card, intp_t n, bint force):
@@ -284,21 +287,24 @@ cdef int _pairwise_grouped(const fcode_t[:, ::1] X, const intp_t[::1] features, 
     cdef intp_t a, b, p = 0
     # group pair tables (g_a, g_b, c) in lexicographic pair order, then one (g_a, c) table per group
     goff_np = np.zeros(G * (G - 1) // 2 + 1, dtype=np.intp)
+    cdef intp_t[::1] goff_w = goff_np
     for a in range(G):
         for b in range(a + 1, G):
-            goff_np[p + 1] = goff_np[p] + gcards[a] * gcards[b] * cond_card
+            goff_w[p + 1] = goff_w[p] + gcards[a] * gcards[b] * cond_card
             p += 1
     woff_np = goff_np[-1] + np.concatenate([[0], np.cumsum(np.asarray(gcards) * cond_card)]).astype(np.intp)
     gtab_start_np = np.zeros(G + 1, dtype=np.intp)
+    cdef intp_t[::1] gts_w = gtab_start_np
     for a in range(G):
-        gtab_start_np[a + 1] = gtab_start_np[a] + gcards[a] * (G - a - 1)
-    gtab_np = np.empty(max(1, gtab_start_np[G]), dtype=np.intp)
+        gts_w[a + 1] = gts_w[a] + gcards[a] * (G - a - 1)
+    gtab_np = np.empty(max(1, gts_w[G]), dtype=np.intp)
+    cdef intp_t[::1] gtab_w = gtab_np
     cdef intp_t ga
     p = 0
     for a in range(G):
         for b in range(a + 1, G):
             for ga in range(gcards[a]):
-                gtab_np[gtab_start_np[a] + ga * (G - a - 1) + (b - a - 1)] = goff_np[p] + ga * gcards[b] * cond_card
+                gtab_w[gts_w[a] + ga * (G - a - 1) + (b - a - 1)] = goff_w[p] + ga * gcards[b] * cond_card
             p += 1
     gcnt_np = np.zeros(woff_np[G], dtype=np.int32)
     cdef const intp_t[::1] goff = goff_np
@@ -310,7 +316,7 @@ cdef int _pairwise_grouped(const fcode_t[:, ::1] X, const intp_t[::1] features, 
     bounds_np = _balanced_blocks(G, n_blocks) if G > 1 else np.array([0, 1], dtype=np.intp)
     bounds_np[-1] = G  # the last group has no later partner but owns its within-group pairs
     cdef const intp_t[::1] bounds = bounds_np
-    ug_np = np.empty((n_blocks, G), dtype=np.intp)
+    ug_np = np.empty((n_blocks, _GROUP_ROWS * 2 * G), dtype=np.intp)  # see _grouped_block
     u_np = np.empty((n_blocks, features.shape[0]), dtype=np.intp)
     cdef intp_t[:, ::1] ug = ug_np
     cdef intp_t[:, ::1] u = u_np
@@ -344,42 +350,65 @@ cdef void _grouped_block(const fcode_t[:, ::1] X, const intp_t[::1] features, co
     cdef int val
     cdef intp_t xa[8]
     cdef intp_t xb[8]
-    for r in range(n):
-        if cond >= 0:
-            c = X[r, cond]
-            if c < 0:
-                continue
-        else:
-            c = 0
-        ok = True
-        for a in range(a_lo, G):
-            g = 0
-            for t in range(gstart[a], gstart[a + 1]):
-                v = X[r, features[t]]
-                if v < 0:
-                    ok = False
-                    break
-                g = g * cards[t] + v
-            if not ok:
-                break
-            ug[a] = g * K + c
-        if not ok:  # a missing feature: this row pair by pair, first features i_lo <= i < i_hi
-            for j in range(i_lo, m):
-                v = X[r, features[j]]
-                u[j] = -1 if v < 0 else v * K + c
-            for i in range(i_lo, i_hi):
-                if u[i] < 0:
+    # Rows in blocks of _GROUP_ROWS: first every row's group codes into ``ug`` (column-major: the codes of group a
+    # for the block's rows at ug[a * _GROUP_ROWS + r], g * K + c; its row of the group-pair offsets at
+    # ug[(G + a) * _GROUP_ROWS + r]); a row with a missing feature is counted pair by pair at once and left out of
+    # the block. Then pair by pair: one group-pair table (g_a, g_b, c), a few thousand cells, stays in L1 while
+    # every row of the block is added to it (row by row, each row touched all G * (G - 1) / 2 tables: L2 misses).
+    cdef intp_t* ua
+    cdef intp_t* qa
+    cdef intp_t* ub
+    cdef int* gcp = &gcnt[0]
+    cdef const intp_t* gtp = &gtab[0]
+    cdef intp_t r0, r1, nb, RB = _GROUP_ROWS, w
+    r0 = 0
+    while r0 < n:
+        r1 = min(r0 + RB, n)
+        nb = 0
+        for r in range(r0, r1):
+            if cond >= 0:
+                c = X[r, cond]
+                if c < 0:
                     continue
-                q = tab_start[i] + (u[i] // K) * (m - i - 1) - (i + 1)
-                for j in range(i + 1, m):
-                    if u[j] >= 0:
-                        cnt[tab[q + j] + u[j]] += 1
-            continue
+            else:
+                c = 0
+            ok = True
+            for a in range(a_lo, G):
+                g = 0
+                for t in range(gstart[a], gstart[a + 1]):
+                    v = X[r, features[t]]
+                    if v < 0:
+                        ok = False
+                        break
+                    g = g * cards[t] + v
+                if not ok:
+                    break
+                ug[a * RB + nb] = g * K + c
+                ug[(G + a) * RB + nb] = gtab_start[a] + g * (G - a - 1) - (a + 1)
+            if not ok:  # a missing feature: this row pair by pair, first features i_lo <= i < i_hi
+                for j in range(i_lo, m):
+                    v = X[r, features[j]]
+                    u[j] = -1 if v < 0 else v * K + c
+                for i in range(i_lo, i_hi):
+                    if u[i] < 0:
+                        continue
+                    q = tab_start[i] + ((u[i] - c) // K) * (m - i - 1) - (i + 1)
+                    for j in range(i + 1, m):
+                        if u[j] >= 0:
+                            cnt[tab[q + j] + u[j]] += 1
+                continue
+            nb += 1
         for a in range(a_lo, a_hi):
-            gcnt[woff[a] + ug[a]] += 1
-            q = gtab_start[a] + (ug[a] // K) * (G - a - 1) - (a + 1)
+            ua = &ug[a * RB]
+            qa = &ug[(G + a) * RB]
+            w = woff[a]
+            for r in range(nb):
+                gcp[w + ua[r]] += 1
             for b in range(a + 1, G):
-                gcnt[gtab[q + b] + ug[b]] += 1
+                ub = &ug[b * RB]
+                for r in range(nb):
+                    gcp[gtp[qa[r] + b] + ub[r]] += 1
+        r0 = r1
     # read the feature pairs off the group tables (digits: the last feature of a group varies fastest)
     for a in range(a_lo, a_hi):
         for ga in range(gcards[a]):

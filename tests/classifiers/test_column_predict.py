@@ -19,7 +19,7 @@ from pgmpy_ext.classifiers import (
     TANClassifier,
 )
 from pgmpy_ext.data import UnseenValuesWarning
-from pgmpy_ext.utils import LOG_TINY, log_normalize_rows
+from pgmpy_ext.utils import LOG_PROB_FLOOR, LOG_TINY, log_normalize_rows
 from tests.reference import log_normalize_rows_ref
 
 CLASSIFIERS = [NaiveBayesClassifier(), TANClassifier(), KDBClassifier(k=2), BANClassifier(max_parents=2,
@@ -105,3 +105,33 @@ def test_missing_error_names_the_first_row_in_row_order():
     with pytest.raises(ValueError, match=r"Column 'flag' has a missing value \(NaN/None\) at row 'r40'; "
                                          r"TANClassifier\(missing='error'\) refuses it"):
         clf.predict(bad)
+
+
+@pytest.mark.parametrize("est", CLASSIFIERS, ids=IDS)
+def test_model_is_built_on_first_access_and_compiles_to_the_same_bits(est):
+    """fit keeps the CPD tables; ``model_`` is built from them when read. Its CPDs are build_network's, and the
+    predictor compiled from the tables is compile_network's of that model, bit for bit; pickling an estimator whose
+    model was never built keeps it buildable."""
+    import pickle
+
+    from pgmpy_ext.models import build_network, compile_network
+
+    X, y, Xm = _frames()
+    clf = est.fit(Xm, y)
+    assert "_model" not in clf.__dict__
+    proba = clf.predict_proba(Xm)
+    again = pickle.loads(pickle.dumps(clf))
+    model = clf.model_
+    assert clf.model_ is model
+    ref = build_network(clf.structure_.parent_sets(), clf.encoder_, alpha=clf.alpha)
+    assert list(model.nodes()) == list(ref.nodes())
+    for cpd in ref.get_cpds():
+        got = model.get_cpds(cpd.variable)
+        assert got.variables == cpd.variables
+        assert_array_equal(got.get_values(), cpd.get_values())
+    net = compile_network(model, clf.class_node_, columns=clf._feature_names())
+    assert_array_equal(clf._network_.log_cpt, np.maximum(net.log_cpt, LOG_PROB_FLOOR))
+    assert_array_equal(again.predict_proba(Xm), proba)
+    node = clf.class_node_
+    assert_array_equal(again.model_.get_cpds(node).get_values(), model.get_cpds(node).get_values())
+    assert model.check_model()
