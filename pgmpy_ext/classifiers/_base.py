@@ -139,6 +139,10 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
 
     #: Why the structure search needs complete training data (falsy: available-case counting works).
     _needs_complete_data = ""
+    #: True when the structure engine reads the training codes through the fused kernels only (never
+    #: ``EncodedData.codes``): the codes are then stored in the narrowest type (int8 for up to 128 states per
+    #: column; 1 byte per cell instead of 4), unless a pgmpy parameter estimator is given.
+    _narrow_training_codes = False
 
     # ------------------------------------------------------------------ parameters
     def _check_params(self):
@@ -337,8 +341,10 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         # nothing is copied or re-factorised (pandas concatenates column blocks without copying them)
         target = pd.Series(pd.Categorical.from_codes(y_codes, categories=pd.Index(labels, dtype=object)),
                            index=frame.index, name=class_node)
+        narrow = self._narrow_training_codes and getattr(self, "estimator", None) is None
         return encode(pd.concat([frame, target], axis=1), states={class_node: labels},
-                      missing="skip" if self.missing == "available_case" else "error")
+                      missing="skip" if self.missing == "available_case" else "error",
+                      codes_dtype="auto" if narrow else None)
 
     def _complete_data_reason(self) -> str:
         """Why fit needs complete training data ("" when available-case counting works): the structure search's

@@ -160,6 +160,7 @@ def encode_columns(data, df: pd.DataFrame, columns: Sequence, handle_unknown: st
         raise ValueError(f"Column labels must be unique; duplicated: {dup!r}.")
     raw = column_arrays(df, pos)
     cache = data.__dict__.setdefault("_column_cache", {})
+    sources = data.__dict__.get("_category_dtypes")
     arrays, n_unknown, unseen_of, errors = [], np.zeros(len(columns), dtype=np.intp), {}, {}
     first_missing = None  # (row, j) of the first missing cell in row-major order, under missing="error"
     strict = data.missing == "error"
@@ -169,7 +170,8 @@ def encode_columns(data, df: pd.DataFrame, columns: Sequence, handle_unknown: st
         arr = raw[j]
         codes, unseen, miss_row = None, None, -1
         if isinstance(arr, pd.Categorical):
-            codes, unseen, miss_row = _categorical(arr, k, states, cache, strict, state_key)
+            codes, unseen, miss_row = _categorical(arr, k, states, cache, strict, state_key,
+                                                   sources[k] if sources is not None else None)
         elif isinstance(arr, np.ndarray) and arr.ndim == 1 and (arr.dtype.kind == "i" or (
                 arr.dtype.kind == "u" and arr.dtype.itemsize < 8)):
             codes, unseen = _integers(arr, k, states, cache, state_key)
@@ -222,14 +224,17 @@ def encode_columns(data, df: pd.DataFrame, columns: Sequence, handle_unknown: st
     return ColumnCodes(arrays, list(columns), index, n_unknown)
 
 
-def _categorical(arr: pd.Categorical, k: int, states: list, cache: dict, strict: bool, state_key):
-    """(codes, unseen or None, first missing row or -1) of a Categorical column."""
+def _categorical(arr: pd.Categorical, k: int, states: list, cache: dict, strict: bool, state_key, source=None):
+    """(codes, unseen or None, first missing row or -1) of a Categorical column. ``source``: the dtype the fitted
+    states were read from (the same object: the categories are the states, nothing to compare)."""
     dtype = arr.dtype
     key = (k, id(dtype))
     hit = cache.get(key)
-    if hit is None or hit[0] is not dtype:
+    if dtype is source:
+        hit = (dtype, None)
+    elif hit is None or hit[0] is not dtype:
         lookup = {state_key(s): i for i, s in enumerate(states)}
-        lut = np.array([lookup.get(state_key(_py(c)), -1) for c in dtype.categories], dtype=np.intp)
+        lut = np.array([lookup.get(state_key(_py(c)), -1) for c in dtype.categories.tolist()], dtype=np.intp)
         identity = bool(np.array_equal(lut, np.arange(lut.shape[0])))
         hit = (dtype, None if identity else lut)
         if len(cache) > 4096:

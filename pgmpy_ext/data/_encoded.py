@@ -263,6 +263,7 @@ class EncodedData:
     def __getstate__(self):
         state = dict(self.__dict__)
         state.pop("_column_cache", None)  # lookup tables of :meth:`column_codes`, rebuilt on demand
+        state.pop("_category_dtypes", None)  # identities only meaningful in this process
         return state
 
     def __setstate__(self, state):
@@ -602,7 +603,7 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
             for j, res in enumerate(_int_block_codes(labels, block, max_numeric_states)):
                 results[k + j] = res
         k = b1
-    cat_cache = []  # [(CategoricalDtype, states)] of the undeclared category columns seen so far
+    cat_cache = {}  # {id(CategoricalDtype): (dtype, states)} of the undeclared category columns seen so far
     ignored = False
     for k, col in enumerate(df.columns):
         if isinstance(results[k], Exception):  # the block path found a numeric-rule violation here
@@ -618,8 +619,8 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
             cat_codes = arr.codes  # the Categorical's codes, read-only, uncopied
             st = _cached_category_states(cat_cache, arr.dtype)
             if st is None:
-                st = [to_python(v) for v in arr.dtype.categories]
-                cat_cache.append((arr.dtype, st))
+                st = [to_python(v) for v in arr.dtype.categories.tolist()]
+                cat_cache[id(arr.dtype)] = (arr.dtype, st)
             if not st:
                 raise ValueError(f"Column {col!r} has no observed value (all missing); cannot infer its states.")
             if missing == "error" and cat_codes.min(initial=0) < 0:
@@ -639,8 +640,12 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
     cards = [len(st) for st in all_states]
     codes = np.empty((n, m), dtype=codes_dtype_for(cards, codes_dtype))
     _fill_rows(codes, [r[0] for r in results], codes_dtype_for(cards, "auto"))
-    return EncodedData(codes, list(df.columns), all_states, weights=weights,
-                       missing="skip" if ignored else missing)
+    out = EncodedData(codes, list(df.columns), all_states, weights=weights, missing="skip" if ignored else missing)
+    # the CategoricalDtype each undeclared category column's states were read from: new data carrying that very
+    # dtype object (the training frame, its slices) has state codes as its codes (EncodedData.column_codes)
+    out._category_dtypes = [arr.dtype if states.get(col) is None and isinstance(arr, pd.Categorical) else None
+                            for col, arr in zip(df.columns, arrays)]
+    return out
 
 
 def _fill_rows(codes: np.ndarray, columns: list, stage_dtype: np.dtype) -> None:
@@ -741,15 +746,11 @@ def _int_block_codes(labels: list, block: np.ndarray, max_numeric_states) -> lis
     return out
 
 
-def _cached_category_states(cache: list, dtype: pd.CategoricalDtype):
-    """The states of an earlier category column whose dtype has exactly these categories (same values, types
-    and order; unordered CategoricalDtypes compare equal in any order, so ``==`` is not enough), or None."""
-    cats = dtype.categories
-    for cached, st in cache[-4:]:
-        if cached is dtype or (cached.categories.dtype == cats.dtype and cached.categories.equals(cats)
-                               and [type(v) for v in cached.categories] == [type(v) for v in cats]):
-            return st
-    return None
+def _cached_category_states(cache: dict, dtype: pd.CategoricalDtype):
+    """The states of an earlier category column with this very dtype object (the columns of one frame built with
+    one dtype, a discretiser's output), or None. ``cache`` maps ``id(dtype)`` to ``(dtype, states)``."""
+    hit = cache.get(id(dtype))
+    return hit[1] if hit is not None and hit[0] is dtype else None
 
 
 def _card_bound(dtype, declared, max_numeric_states) -> int:
