@@ -8,7 +8,9 @@ from pgmpy_ext.data._encoded import (
     FIT_MISSING,
     HANDLE_UNKNOWN,
     MAX_NUMERIC_STATES,
+    MIN_NUMERIC_STATES,
     MISSING_POLICIES,
+    ROWS_PER_NUMERIC_STATE,
     EncodedData,
     check_fit_frame,
     check_no_missing,
@@ -19,6 +21,7 @@ from pgmpy_ext.data._encoded import (
     int32_codes,
     kernel_codes,
     numeric_columns_to_discretize,
+    numeric_state_limit,
     pgmpy_state_names,
     state_key,
     to_python,
@@ -27,6 +30,7 @@ from pgmpy_ext.data._input import DiscreteInputMixin, as_frame
 
 __all__ = ["EncodedData", "encode", "MISSING_POLICIES", "DiscreteInputMixin", "as_frame"]
 __all__ += ["HANDLE_UNKNOWN", "MAX_NUMERIC_STATES", "numeric_columns_to_discretize"]
+__all__ += ["MIN_NUMERIC_STATES", "ROWS_PER_NUMERIC_STATE", "numeric_state_limit"]
 __all__ += ["check_numeric_columns", "pgmpy_state_names"]
 __all__ += ["FIT_MISSING", "check_fit_frame", "check_no_missing"]
 __all__ += ["state_key", "to_python"]

@@ -20,7 +20,8 @@ import pandas as pd
 
 __all__ = ["EncodedData", "encode", "MISSING_POLICIES", "CODES_DTYPES", "CODES_DTYPE", "codes_dtype_for",
            "kernel_codes",
-           "HANDLE_UNKNOWN", "MAX_NUMERIC_STATES",
+           "HANDLE_UNKNOWN", "MAX_NUMERIC_STATES", "MIN_NUMERIC_STATES", "ROWS_PER_NUMERIC_STATE",
+           "numeric_state_limit",
            "check_numeric_columns", "numeric_columns_to_discretize", "pgmpy_state_names", "FIT_MISSING",
            "check_fit_frame", "check_no_missing", "state_key", "to_python"]
 
@@ -130,9 +131,48 @@ def kernel_codes(codes) -> np.ndarray:
 
 
 #: The most distinct values a numeric column (integer dtype, or float whose values are all whole numbers) may have
-#: and still be taken as a categorical variable by :func:`encode` (so by every learner). Above it the column is
-#: refused; see :func:`encode` for why the limit is absolute and not relative to the number of rows.
+#: and still be taken as a categorical variable by :func:`encode` (so by every learner), on data of any size. Above
+#: it the column is refused; see :func:`numeric_state_limit` for the whole rule (it also looks at the rows).
 MAX_NUMERIC_STATES = 50
+#: Rows per state: a numeric column may have at most one distinct value per this many rows ...
+ROWS_PER_NUMERIC_STATE = 5
+#: ... but up to this many values always (0/1 flags, scores, small integer codes on small data).
+MIN_NUMERIC_STATES = 10
+
+
+def numeric_state_limit(n_rows: int, max_numeric_states: int | None = MAX_NUMERIC_STATES) -> int | None:
+    """The numeric-column rule: the most distinct values a numeric column of ``n_rows`` rows may have and still
+    be taken as a categorical variable (one state per value); ``None`` when the rule is off.
+
+    .. math:: \\mathrm{limit} = \\min\\big(\\mathtt{max\\_numeric\\_states},\\;
+              \\max(10, \\lfloor n_{rows} / 5 \\rfloor)\\big)
+
+    That is at most ``max_numeric_states`` (:data:`MAX_NUMERIC_STATES`, 50) values, and at most one value per
+    :data:`ROWS_PER_NUMERIC_STATE` (5) rows, but up to :data:`MIN_NUMERIC_STATES` (10) values whatever the size. The
+    rule is applied by :func:`encode` (so by every learner), listed by :func:`numeric_columns_to_discretize` (the
+    discretisers' default columns, and the CLI's automatic discretisation), and checked by
+    :func:`check_numeric_columns` (the pgmpy faces). A column above the limit is refused with a message naming the
+    limit and the two fixes (discretise it, or declare it categorical).
+
+    Why both parts (issue 11 and issue 24): an absolute limit keeps whole-number measurements (an amount, a weight,
+    an age, a pixel intensity) out of large data, where a purely relative one would let them through (shuttle's
+    58,000 rows would accept its 299-valued ``A6``); the relative part keeps them out of small data, where 50 values
+    on 77 rows (a microarray's integer expression values) are one or two rows per state and a CPT learned from
+    them is noise. Checked on the UCI sets of ``../shared/datasets``: the relative part changes 3 columns, all
+    hepatitis measurements on 155 rows (``AGE`` 49 values, ``PROTIME`` 45, ``BILIRUBIN`` 35); integer-coded
+    categorical variables (letter's 26 classes, soybean's 7 codes) are untouched
+    (``benchmarks/results/quick.md`` has the held-out comparison).
+
+    Examples
+    --------
+    >>> numeric_state_limit(77), numeric_state_limit(155), numeric_state_limit(10_000), numeric_state_limit(20)
+    (15, 31, 50, 10)
+    >>> numeric_state_limit(77, None) is None, numeric_state_limit(1000, 3)
+    (True, 3)
+    """
+    if max_numeric_states is None:
+        return None
+    return int(min(max_numeric_states, max(MIN_NUMERIC_STATES, int(n_rows) // ROWS_PER_NUMERIC_STATE)))
 
 
 def to_python(value):
@@ -508,14 +548,15 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
     strict_states : bool, default True
         Kept for symmetry with :meth:`EncodedData.transform`; see ``handle_unknown``.
     max_numeric_states : int or None, default :data:`MAX_NUMERIC_STATES` (50)
-        The numeric-column rule. A numeric column (integer dtype, or float dtype whose values are all whole
-        numbers; not bool, not category, not object/str) with **more than** ``max_numeric_states`` distinct
-        non-missing values is refused with a ``ValueError`` naming the column, its number of distinct values, the
-        limit and the two fixes: discretise it (``pgmpy_ext.preprocessing.MDLPDiscretizer`` in a ``Pipeline``; its
-        default ``columns=None`` picks exactly these columns, see :func:`numeric_columns_to_discretize`) or
-        declare it categorical (``df[col] = df[col].astype("category")``, or ``states={col: [...]}``).
-        ``None`` switches the rule off. A column with at most that many values (int-coded categories such as
-        car's or soybean's codes, 0/1 flags) is taken as categorical, one state per value.
+        The numeric-column rule (:func:`numeric_state_limit`). A numeric column (integer dtype, or float dtype whose
+        values are all whole numbers; not bool, not category, not object/str) is taken as categorical, one state per
+        value, when it has at most ``min(max_numeric_states, max(10, n_rows // 5))`` distinct non-missing values:
+        at most 50, and at most one value per 5 rows (but always up to 10). Above that it is refused with a
+        ``ValueError`` naming the column, its number of distinct values, the limit and the two fixes: discretise it
+        (``pgmpy_ext.preprocessing.MDLPDiscretizer`` in a ``Pipeline``; its default ``columns=None`` picks exactly
+        these columns, see :func:`numeric_columns_to_discretize`) or declare it categorical
+        (``df[col] = df[col].astype("category")``, or ``states={col: [...]}``). ``None`` switches the rule off.
+        Int-coded categories such as car's or soybean's codes and 0/1 flags pass.
     handle_unknown : {"error", "ignore"}, default "error"
         A value outside the declared ``states``: ``"error"`` raises, ``"ignore"`` codes it ``-1`` (a missing
         observation; the result then has ``missing="skip"``).
@@ -541,14 +582,9 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
 
     Notes
     -----
-    Why an absolute limit of 50 and not one relative to the number of rows: a whole-number measurement (an
-    amount, a weight, an age, a pixel intensity) taken as categorical gives one parameter per value and silently
-    wrong models (issue 11: credit_g ``credit_amount``, 921 values on 1,000 rows; adult ``fnlwgt``, 28,523;
-    dermatology ``Age``, 61 on 366 rows), and a relative limit such as ``n_rows // 10`` lets exactly such columns
-    through on large data (shuttle's 58,000 rows would accept its 299-valued ``A6``, satimage's 6,435 rows its
-    100-valued pixel columns). An absolute limit also gives the same answer on every cross-validation fold of a
-    data set whatever its size. Integer-coded categorical variables rarely have more than a few dozen codes
-    (letter's 26 classes, soybean's 7); when one does, declare it categorical.
+    Why the limit has an absolute and a relative part: see :func:`numeric_state_limit` (a whole-number measurement
+    taken as categorical gives one parameter per value and silently wrong models: issue 11's credit_g
+    ``credit_amount``, 921 values on 1,000 rows; issue 24's microarray, 50 integer values on 77 rows).
 
     Mixed-type object columns (e.g. ``1``, ``"1"`` and ``"two"`` in one column) are accepted: values that compare
     equal in Python (``1``, ``1.0``, ``True``) are one state (the first one seen), unequal values of different
@@ -562,6 +598,7 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
     if handle_unknown not in HANDLE_UNKNOWN:
         raise ValueError(f"handle_unknown == {handle_unknown!r}, must be one of {HANDLE_UNKNOWN}.")
     max_numeric_states = _check_max_numeric_states(max_numeric_states)
+    limit = _Limit(numeric_state_limit(df.shape[0], max_numeric_states), df.shape[0], max_numeric_states)
     if df.shape[1] == 0:
         raise ValueError("The data has no columns; pgmpy-ext needs at least one discrete column.")
     if df.shape[0] == 0:
@@ -600,7 +637,7 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
         if b1 - k > 1:
             block = df.iloc[:, k:b1].to_numpy()
             labels = list(df.columns[k:b1])
-            for j, res in enumerate(_int_block_codes(labels, block, max_numeric_states)):
+            for j, res in enumerate(_int_block_codes(labels, block, limit)):
                 results[k + j] = res
         k = b1
     cat_cache = {}  # {id(CategoricalDtype): (dtype, states)} of the undeclared category columns seen so far
@@ -614,7 +651,7 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
         arr = arrays[k]
         res = None
         if plain[k]:
-            res = _int_codes(col, arr, max_numeric_states)
+            res = _int_codes(col, arr, limit)
         elif declared is None and isinstance(arr, pd.Categorical):
             cat_codes = arr.codes  # the Categorical's codes, read-only, uncopied
             st = _cached_category_states(cat_cache, arr.dtype)
@@ -629,7 +666,7 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
             res = cat_codes, list(st), False
         if res is None:
             res = _encode_column(col, pd.Series(arr, index=df.index, copy=False, name=col), declared, missing,
-                                 df.index, max_numeric_states, handle_unknown)
+                                 df.index, limit, handle_unknown)
         col_codes, st, ign = res
         codes_dtype_for([len(st)], codes_dtype)  # raises for an explicit int8 / int16 that cannot hold the column
         if col_codes.dtype.itemsize > 1 or col_codes.dtype.kind != "i":  # new codes: held narrow until the fill
@@ -696,7 +733,7 @@ def _int_codes(col, values: np.ndarray, max_numeric_states):
     present = np.zeros(span, dtype=bool)
     present[off] = True
     vals = np.flatnonzero(present)
-    if max_numeric_states is not None and vals.size > max_numeric_states:
+    if _refused(max_numeric_states, vals.size):
         raise ValueError(_numeric_rule_message(col, int(vals.size), max_numeric_states))
     lut = np.empty(span, dtype=np.int32)
     lut[vals] = np.arange(vals.size, dtype=np.int32)
@@ -738,7 +775,7 @@ def _int_block_codes(labels: list, block: np.ndarray, max_numeric_states) -> lis
     b = 0
     for j, c in enumerate(cols.tolist()):
         e = ends[j]
-        if max_numeric_states is not None and e - b > max_numeric_states:
+        if _refused(max_numeric_states, e - b):
             out[c] = ValueError(_numeric_rule_message(labels[c], e - b, max_numeric_states))
         else:
             out[c] = (codes[:, j], flat[b:e], False)
@@ -753,20 +790,6 @@ def _cached_category_states(cache: dict, dtype: pd.CategoricalDtype):
     return hit[1] if hit is not None and hit[0] is dtype else None
 
 
-def _card_bound(dtype, declared, max_numeric_states) -> int:
-    """An upper bound on a column's number of states known without encoding it (1 when none is known cheaply,
-    so an unknown column starts at the narrowest type and widens the matrix only if it needs to)."""
-    if declared is not None:
-        return len(declared)
-    if isinstance(dtype, pd.CategoricalDtype):
-        return len(dtype.categories)
-    if pd.api.types.is_bool_dtype(dtype):
-        return 2
-    if (pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_float_dtype(dtype)) and max_numeric_states:
-        return int(max_numeric_states)
-    return 1
-
-
 def _check_max_numeric_states(value):
     if value is None:
         return None
@@ -777,8 +800,32 @@ def _check_max_numeric_states(value):
     return int(value)
 
 
-def _numeric_rule_message(col, n_distinct: int, limit: int) -> str:
-    return (f"Column {col!r} is numeric with {n_distinct} distinct values, more than max_numeric_states={limit}, "
+class _Limit:
+    """The numeric-column rule of one :func:`encode` call: ``limit`` (or None: off), the rows and the parameter it
+    came from (for the message)."""
+
+    __slots__ = ("limit", "n_rows", "max_numeric_states")
+
+    def __init__(self, limit, n_rows: int, max_numeric_states):
+        self.limit, self.n_rows, self.max_numeric_states = limit, int(n_rows), max_numeric_states
+
+
+def _refused(rule, n_distinct: int) -> bool:
+    """Whether ``n_distinct`` values break ``rule`` (a :class:`_Limit`, a plain int limit, or None)."""
+    limit = rule.limit if isinstance(rule, _Limit) else rule
+    return limit is not None and n_distinct > limit
+
+
+def _numeric_rule_message(col, n_distinct: int, rule) -> str:
+    if isinstance(rule, _Limit):
+        limit = rule.limit
+        why = (f"max_numeric_states={rule.max_numeric_states}" if limit == rule.max_numeric_states else
+               f"the limit of {limit} states for {rule.n_rows} rows (at most one value per "
+               f"{ROWS_PER_NUMERIC_STATE} rows, never fewer than {MIN_NUMERIC_STATES}, at most "
+               f"max_numeric_states={rule.max_numeric_states}; pgmpy_ext.data.numeric_state_limit)")
+    else:
+        why = f"max_numeric_states={rule}"
+    return (f"Column {col!r} is numeric with {n_distinct} distinct values, more than {why}, "
             "so pgmpy-ext does not take it as a categorical variable (one state per value). Discretise it, e.g. "
             "Pipeline([('disc', pgmpy_ext.preprocessing.MDLPDiscretizer()), ('clf', ...)]) for a classifier, "
             "EqualFrequencyDiscretizer(5) for a clusterer (their default columns=None picks such columns), or, if it "
@@ -792,13 +839,78 @@ def _whole_number_float(series: pd.Series) -> bool:
     return finite.size == raw[~np.isnan(raw)].size and bool(np.all(finite == np.round(finite)))
 
 
+def _numeric_profile(df: pd.DataFrame) -> list:
+    """Per column of ``df``: None (not numeric: category, bool, object/str, ...), ``"fraction"`` (a float column
+    with a value that is not a whole number, or an infinite value), or the number of distinct non-missing values of
+    an integer or whole-number float column.
+
+    Numpy integer and float columns of many columns are profiled together (one sort of a block of columns, no
+    pandas call per column): a 77 x 7,070 matrix takes milliseconds instead of a second."""
+    from pgmpy_ext.data._columns import column_arrays
+
+    n, m = df.shape
+    dtypes = list(df.dtypes)
+    out: list = [None] * m
+    numpy_num = [isinstance(d, np.dtype) and d.kind in "iuf" and not (d.kind == "u" and d.itemsize == 8)
+                 for d in dtypes]
+    arrays = column_arrays(df)
+    by_dtype: dict = {}
+    for k in range(m):
+        if numpy_num[k]:
+            by_dtype.setdefault(dtypes[k], []).append(k)
+        else:
+            dtype = dtypes[k]
+            if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
+                continue
+            series = pd.Series(arrays[k], index=df.index, copy=False)
+            if pd.api.types.is_float_dtype(dtype):
+                out[k] = int(series.nunique(dropna=True)) if _whole_number_float(series) else "fraction"
+            elif pd.api.types.is_integer_dtype(dtype):
+                out[k] = int(series.nunique(dropna=True))
+    for dtype, cols in by_dtype.items():
+        for b0 in range(0, len(cols), _PROFILE_COLS):
+            part = cols[b0:b0 + _PROFILE_COLS]
+            if n * len(part) > _PROFILE_CELLS or len(part) < 8:  # tall data: a hash count per column
+                for k in part:
+                    series = pd.Series(arrays[k], index=df.index, copy=False)
+                    if dtype.kind == "f" and not _whole_number_float(series):
+                        out[k] = "fraction"
+                    else:
+                        out[k] = int(series.nunique(dropna=True))
+                continue
+            block = np.stack([arrays[k] for k in part], axis=1) if n else np.empty((0, len(part)), dtype=dtype)
+            if dtype.kind == "f":
+                finite = np.isfinite(block)
+                nan = np.isnan(block)
+                frac = ((block != np.round(block)) & finite).any(axis=0) | (~finite & ~nan).any(axis=0)
+            else:
+                frac = np.zeros(len(part), dtype=bool)
+            srt = np.sort(block, axis=0)  # NaN last
+            valid = ~np.isnan(srt) if dtype.kind == "f" else None
+            if n == 0:
+                distinct = np.zeros(len(part), dtype=np.int64)
+            elif valid is None:
+                distinct = 1 + (srt[1:] != srt[:-1]).sum(axis=0)
+            else:
+                distinct = valid[0].astype(np.int64) + ((srt[1:] != srt[:-1]) & valid[1:]).sum(axis=0)
+            for j, k in enumerate(part):
+                out[k] = "fraction" if frac[j] else int(distinct[j])
+    return out
+
+
+#: Columns profiled per block by :func:`_numeric_profile`, and the most cells of a block it sorts at once.
+_PROFILE_COLS = 4096
+_PROFILE_CELLS = 1 << 22
+
+
 def numeric_columns_to_discretize(df: pd.DataFrame, max_numeric_states: int | None = MAX_NUMERIC_STATES) -> list:
     """The columns of ``df`` that :func:`encode` would refuse as numeric: the ones to discretise.
 
-    That is, in column order: every float column with a value that is not a whole number, and every integer or
-    whole-number float column with more than ``max_numeric_states`` distinct non-missing values (the rule of
-    :func:`encode`). Bool, category and object/str columns are never listed. The discretisers of
-    :mod:`pgmpy_ext.preprocessing` select exactly these columns by default (``columns=None``).
+    That is, in column order: every float column with a value that is not a whole number (or an infinite value),
+    and every integer or whole-number float column with more distinct non-missing values than
+    :func:`numeric_state_limit` allows for ``len(df)`` rows (the rule of :func:`encode`). Bool, category and
+    object/str columns are never listed. The discretisers of :mod:`pgmpy_ext.preprocessing` select exactly these
+    columns by default (``columns=None``), and so does the CLI.
 
     Parameters
     ----------
@@ -818,23 +930,16 @@ def numeric_columns_to_discretize(df: pd.DataFrame, max_numeric_states: int | No
     ...                    "height": np.linspace(1.5, 2.0, 100), "s": ["a"] * 100})
     >>> numeric_columns_to_discretize(df)
     ['amount', 'height']
+    >>> numeric_columns_to_discretize(pd.DataFrame({"k": np.arange(77) % 16}))  # 16 values on 77 rows: limit 15
+    ['k']
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}.")
     max_numeric_states = _check_max_numeric_states(max_numeric_states)
+    limit = numeric_state_limit(df.shape[0], max_numeric_states)
     out = []
-    for k, col in enumerate(df.columns):
-        series = df.iloc[:, k]
-        dtype = series.dtype
-        if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
-            continue
-        if pd.api.types.is_float_dtype(dtype):
-            if not _whole_number_float(series):
-                out.append(col)
-                continue
-        elif not pd.api.types.is_integer_dtype(dtype):
-            continue
-        if max_numeric_states is not None and series.nunique(dropna=True) > max_numeric_states:
+    for col, prof in zip(df.columns, _numeric_profile(df)):
+        if prof == "fraction" or (prof is not None and limit is not None and prof > limit):
             out.append(col)
     return out
 
@@ -880,8 +985,7 @@ def _encode_column(col, series: pd.Series, declared, missing: str, index: pd.Ind
                 raise TypeError("argument must be a string or a number")
     if missing == "error" and fcodes.min(initial=0) < 0:  # a reduction: no n-row temporary
         raise ValueError(_missing_message(col, _row_label(index, int(np.flatnonzero(fcodes < 0)[0])), "NaN/None"))
-    if declared is None and kind in ("int", "float") and max_numeric_states is not None \
-            and len(uniques) > max_numeric_states:
+    if declared is None and kind in ("int", "float") and _refused(max_numeric_states, len(uniques)):
         raise ValueError(_numeric_rule_message(col, len(uniques), max_numeric_states))
     if declared is not None:
         st = [to_python(v) for v in declared]
@@ -928,9 +1032,10 @@ def check_numeric_columns(df: pd.DataFrame, max_numeric_states: int | None = MAX
     """Apply :func:`encode`'s numeric-column rule to ``df`` without encoding it.
 
     Raises the same ``ValueError`` as :func:`encode` for the first integer or whole-number float column with more
-    than ``max_numeric_states`` distinct non-missing values, skipping the columns in ``declared`` (whose states the
-    user declared, e.g. through pgmpy's ``state_names``). Faces that encode with states computed elsewhere (the
-    pgmpy scores and searches take pgmpy's state names) call this on the user's data first.
+    distinct non-missing values than :func:`numeric_state_limit` allows for ``len(df)`` rows, skipping the columns
+    in ``declared`` (whose states the user declared, e.g. through pgmpy's ``state_names``). Faces that encode with
+    states computed elsewhere (the pgmpy scores and searches take pgmpy's state names) call this on the user's data
+    first.
 
     Examples
     --------
@@ -945,19 +1050,13 @@ def check_numeric_columns(df: pd.DataFrame, max_numeric_states: int | None = MAX
     max_numeric_states = _check_max_numeric_states(max_numeric_states)
     if max_numeric_states is None:
         return
+    rule = _Limit(numeric_state_limit(df.shape[0], max_numeric_states), df.shape[0], max_numeric_states)
     declared = set(declared)
-    for k, col in enumerate(df.columns):
-        if col in declared:
+    for col, prof in zip(df.columns, _numeric_profile(df)):
+        if col in declared or prof is None or prof == "fraction":
             continue
-        series = df.iloc[:, k]
-        dtype = series.dtype
-        if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
-            continue
-        if pd.api.types.is_integer_dtype(dtype) or (pd.api.types.is_float_dtype(dtype)
-                                                    and _whole_number_float(series)):
-            n_distinct = int(series.nunique(dropna=True))
-            if n_distinct > max_numeric_states:
-                raise ValueError(_numeric_rule_message(col, n_distinct, max_numeric_states))
+        if _refused(rule, prof):
+            raise ValueError(_numeric_rule_message(col, prof, rule))
 
 
 def pgmpy_state_names(df: pd.DataFrame, state_names: Mapping | None = None) -> dict:

@@ -210,7 +210,7 @@ def mixed_frame(rng):
     n = 60
     return pd.DataFrame({
         "height": rng.normal(170, 10, n),                            # float with fractions: discretised
-        "age": rng.integers(18, 80, n),                              # int: passes through (default)
+        "age": rng.integers(18, 80, n),                              # int, ~40 values on 60 rows: cut too
         "count": rng.integers(0, 3, n).astype(float),                # whole-number floats: pass through
         "colour": pd.Categorical(rng.choice(["r", "g"], n)),         # categorical: passes through
         "weight": rng.normal(70, 8, n),
@@ -225,10 +225,11 @@ def test_default_columns_output_and_no_mutation(make, mixed_frame):
     disc = make().fit(X, y)
     out = disc.transform(X)
     pd.testing.assert_frame_equal(X, before)                        # the caller's data is untouched
-    assert disc.columns_ == ["height", "weight"]
+    # issue 24: an integer column with more values than numeric_state_limit allows (12 on 60 rows) is cut too
+    assert disc.columns_ == ["height", "age", "weight"]
     assert list(out.columns) == list(X.columns)
     assert out.index.equals(X.index)
-    for c in ("age", "count", "colour"):
+    for c in ("count", "colour"):
         pd.testing.assert_series_equal(out[c], X[c])
     for c in disc.columns_:
         assert isinstance(out[c].dtype, pd.CategoricalDtype)
@@ -281,7 +282,7 @@ def test_columns_option(mixed_frame):
     assert EqualWidthDiscretizer(5, columns="numeric").fit(X).columns_ == ["height", "age", "weight"]
     assert EqualWidthDiscretizer(2, columns="numeric").fit(X).columns_ == ["height", "age", "count", "weight"]
     assert EqualWidthDiscretizer(5, columns=["weight", "age"]).fit(X).columns_ == ["age", "weight"]  # input order
-    no_float = X[["age", "colour"]]
+    no_float = X[["count", "colour"]]
     disc = EqualFrequencyDiscretizer().fit(no_float)                  # nothing to discretise: passthrough
     assert disc.columns_ == []
     pd.testing.assert_frame_equal(disc.transform(no_float), no_float)
