@@ -37,7 +37,7 @@ from pgmpy_ext.data import (
 from pgmpy_ext.models import NetworkTables, compile_network, compile_tables, marginal_log_joint, network_tables
 from pgmpy_ext.stats import ColumnPlan, forest_plan, log_joint_columns
 from pgmpy_ext.structure import ClassifierStructure
-from pgmpy_ext.utils import LOG_PROB_FLOOR, LOG_TINY, check_generator, log_normalize_rows
+from pgmpy_ext.utils import LOG_PROB_FLOOR, LOG_TINY, check_generator, log_normalize_rows, without_gc
 from pgmpy_ext.utils.validation import check_option
 
 __all__ = ["BNClassifierBase"]
@@ -164,6 +164,7 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ fit
+    @without_gc  # wide data: thousands of columns create tens of thousands of short-lived objects (utils._gc)
     def fit(self, X, y):
         """Learn the structure and the parameters from discrete features ``X`` and class labels ``y``.
 
@@ -337,14 +338,10 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
     def _encode_training(self, frame: pd.DataFrame, y_codes: np.ndarray, class_node) -> EncodedData:
         """The features encoded once, with the class codes appended as the last column (states = ``classes_``)."""
         labels = [_python(v) for v in self.classes_]
-        # one encoding pass over features + class; the class column is a Categorical built from its codes, so
-        # nothing is copied or re-factorised (pandas concatenates column blocks without copying them)
-        target = pd.Series(pd.Categorical.from_codes(y_codes, categories=pd.Index(labels, dtype=object)),
-                           index=frame.index, name=class_node)
+        # one encoding pass over the features; the class codes are appended as they are (no frame is built)
         narrow = self._narrow_training_codes and getattr(self, "estimator", None) is None
-        return encode(pd.concat([frame, target], axis=1), states={class_node: labels},
-                      missing="skip" if self.missing == "available_case" else "error",
-                      codes_dtype="auto" if narrow else None)
+        return encode(frame, missing="skip" if self.missing == "available_case" else "error",
+                      codes_dtype="auto" if narrow else None, append=(class_node, y_codes, labels))
 
     def _complete_data_reason(self) -> str:
         """Why fit needs complete training data ("" when available-case counting works): the structure search's
@@ -485,6 +482,7 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         return marginal_log_joint(net.layout, net.log_cpt, codes, plan=plan, n_jobs=self.n_jobs or 1)[
             :, self._class_order_]
 
+    @without_gc
     def _joint_from_columns(self, X) -> np.ndarray:
         """``log p(c, x)`` of a single network read straight from the column codes of ``X`` (no code matrix): the
         column kernel for every row, then exact marginalisation (as :meth:`_joint_log_likelihood`) for the rows it

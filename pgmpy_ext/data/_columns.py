@@ -20,7 +20,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["ColumnCodes", "UnseenValuesWarning", "MissingValueError", "column_arrays", "UNSEEN_WARN_SHARE"]
+__all__ = ["ColumnCodes", "UnseenValuesWarning", "MissingValueError", "column_arrays", "category_codes",
+           "UNSEEN_WARN_SHARE"]
 
 #: A column whose share of values unseen at fit exceeds this (and that has at least one) gets an
 #: :class:`UnseenValuesWarning` at predict time: most of that feature is then summed out of the model, which is the
@@ -40,6 +41,19 @@ class MissingValueError(ValueError):
         super().__init__(message)
         self.column = column
         self.row = row
+
+
+def category_codes(arr: pd.Categorical, *, readonly: bool = False) -> np.ndarray:
+    """The codes of a Categorical, uncopied: its own array (``Categorical._codes``, 0.1 microseconds) where pandas
+    has it, else the public ``codes`` (a read-only view, 2-3 microseconds: 20 ms over 7,000 columns). Callers only
+    read them; ``readonly=True`` returns a read-only view (for arrays handed out)."""
+    codes = getattr(arr, "_codes", None)
+    if not isinstance(codes, np.ndarray):
+        return arr.codes
+    if readonly and codes.flags.writeable:
+        codes = codes.view()
+        codes.flags.writeable = False
+    return codes
 
 
 def column_arrays(df: pd.DataFrame, positions: Sequence[int] | None = None) -> list:
@@ -241,7 +255,7 @@ def _categorical(arr: pd.Categorical, k: int, states: list, cache: dict, strict:
             cache.clear()
         cache[key] = hit
     lut = hit[1]
-    cat_codes = arr.codes  # a read-only view of the Categorical's codes (int8 up to 127 categories)
+    cat_codes = category_codes(arr, readonly=True)  # the Categorical's codes (int8 up to 127 categories), uncopied
     miss_row = -1
     if lut is None:  # categories are the fitted states in their order: the codes are the state codes
         if strict and cat_codes.shape[0] and cat_codes.min() < 0:

@@ -451,7 +451,8 @@ class EncodedData:
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"transform expects a pandas DataFrame, got {type(df).__name__}.")
         cols = self.columns if columns is None else list(columns)
-        absent = [c for c in cols if c not in df.columns]
+        present = set(df.columns.tolist())
+        absent = [c for c in cols if c not in present]
         if absent:
             raise ValueError(f"Columns {absent!r} were present at fit time but are missing from the data.")
         st = {c: self.states[self.index(c)] for c in cols}
@@ -528,7 +529,7 @@ def _check_weights(weights, n_rows: int) -> np.ndarray:
 
 def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, missing: str = "error",
            strict_states: bool = True, max_numeric_states: int | None = MAX_NUMERIC_STATES,
-           handle_unknown: str = "error", codes_dtype=None) -> EncodedData:
+           handle_unknown: str = "error", codes_dtype=None, append: tuple | None = None) -> EncodedData:
     """Encode a DataFrame of discrete columns into :class:`EncodedData`. The DataFrame is not modified.
 
     Parameters
@@ -564,8 +565,10 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
         How the codes are stored. ``"auto"``: the narrowest signed type of int8 / int16 / int32 that holds every
         column's codes (int8 when every column has at most 128 states): 1 byte per cell instead of 4. ``"int8"`` /
         ``"int16"`` raise when a column has too many states. Results never depend on it: :attr:`EncodedData.codes`
-        is always int32; only the fused kernels read the narrow array. The codes matrix is filled in place (C
-        order, 8 columns at a time), so encoding holds one copy of it plus 8 columns, not two full copies.
+        is always int32; only the fused kernels read the narrow array.
+    append : tuple (label, codes, states), optional
+        One more column whose codes are already known (e.g. a classifier's class: ``codes`` in ``0 .. len(states) -
+        1``, one per row), added after the columns of ``df`` without building a new frame.
 
     Returns
     -------
@@ -619,11 +622,12 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
     # (a transposing copy of 1-byte codes, 3x cheaper than writing int32 codes with a stride) that is widened into
     # the matrix. Encoding holds the result, the codes of the columns that needed new codes (at most one byte per
     # cell for up to 128 states) and one staging block.
-    from pgmpy_ext.data._columns import column_arrays
+    from pgmpy_ext.data._columns import category_codes, column_arrays
 
     dtypes = list(df.dtypes)
     arrays = column_arrays(df)
-    plain = [states.get(col) is None and _plain_int_dtype(dtypes[k]) for k, col in enumerate(df.columns)]
+    labels = df.columns.tolist()  # iterating a pandas (arrow) string Index costs microseconds per label
+    plain = [states.get(col) is None and _plain_int_dtype(dtypes[k]) for k, col in enumerate(labels)]
     block_cols = max(1, min(_INT_BLOCK_COLS, _BLOCK_CELLS // max(n, 1)))
     results: list = [None] * m
     k = 0
@@ -636,13 +640,12 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
             b1 += 1
         if b1 - k > 1:
             block = df.iloc[:, k:b1].to_numpy()
-            labels = list(df.columns[k:b1])
-            for j, res in enumerate(_int_block_codes(labels, block, limit)):
+            for j, res in enumerate(_int_block_codes(labels[k:b1], block, limit)):
                 results[k + j] = res
         k = b1
     cat_cache = {}  # {id(CategoricalDtype): (dtype, states)} of the undeclared category columns seen so far
     ignored = False
-    for k, col in enumerate(df.columns):
+    for k, col in enumerate(labels):
         if isinstance(results[k], Exception):  # the block path found a numeric-rule violation here
             raise results[k]
         if results[k] is not None:
@@ -653,7 +656,7 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
         if plain[k]:
             res = _int_codes(col, arr, limit)
         elif declared is None and isinstance(arr, pd.Categorical):
-            cat_codes = arr.codes  # the Categorical's codes, read-only, uncopied
+            cat_codes = category_codes(arr)  # the Categorical's codes, uncopied (only read)
             st = _cached_category_states(cat_cache, arr.dtype)
             if st is None:
                 st = [to_python(v) for v in arr.dtype.categories.tolist()]
@@ -668,21 +671,40 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
             res = _encode_column(col, pd.Series(arr, index=df.index, copy=False, name=col), declared, missing,
                                  df.index, limit, handle_unknown)
         col_codes, st, ign = res
-        codes_dtype_for([len(st)], codes_dtype)  # raises for an explicit int8 / int16 that cannot hold the column
         if col_codes.dtype.itemsize > 1 or col_codes.dtype.kind != "i":  # new codes: held narrow until the fill
-            col_codes = col_codes.astype(codes_dtype_for([len(st)], "auto"), copy=False)
+            col_codes = col_codes.astype(_narrow_for(len(st)), copy=False)
         results[k] = (col_codes, st, ign)
         ignored |= ign
+    if append is not None:
+        label, extra_codes, extra_states = append
+        if label in set(labels):
+            raise ValueError(f"append names column {label!r}, which is already in the data.")
+        extra_codes = np.asarray(extra_codes)
+        if extra_codes.shape != (n,):
+            raise ValueError(f"append gives {extra_codes.shape} codes for {n} rows.")
+        extra_states = [to_python(v) for v in extra_states]
+        if extra_codes.size and (extra_codes.min() < -1 or extra_codes.max() >= len(extra_states)):
+            raise ValueError(f"append's codes must lie in -1 .. {len(extra_states) - 1}.")
+        results.append((extra_codes.astype(codes_dtype_for([len(extra_states)], "auto"), copy=False), extra_states,
+                        False))
+        labels = [*labels, label]
+        arrays = [*arrays, None]
     all_states = [r[1] for r in results]
     cards = [len(st) for st in all_states]
-    codes = np.empty((n, m), dtype=codes_dtype_for(cards, codes_dtype))
+    codes_dtype_for(cards, codes_dtype)  # raises for an explicit int8 / int16 that cannot hold a column
+    codes = np.empty((n, len(labels)), dtype=codes_dtype_for(cards, codes_dtype))
     _fill_rows(codes, [r[0] for r in results], codes_dtype_for(cards, "auto"))
-    out = EncodedData(codes, list(df.columns), all_states, weights=weights, missing="skip" if ignored else missing)
+    out = EncodedData(codes, labels, all_states, weights=weights, missing="skip" if ignored else missing)
     # the CategoricalDtype each undeclared category column's states were read from: new data carrying that very
     # dtype object (the training frame, its slices) has state codes as its codes (EncodedData.column_codes)
-    out._category_dtypes = [arr.dtype if states.get(col) is None and isinstance(arr, pd.Categorical) else None
-                            for col, arr in zip(df.columns, arrays)]
+    out._category_dtypes = [arr.dtype if isinstance(arr, pd.Categorical) and states.get(col) is None else None
+                            for col, arr in zip(labels, arrays)]
     return out
+
+
+def _narrow_for(card: int) -> np.dtype:
+    """The narrowest of int8 / int16 / int32 holding codes -1 .. card - 1."""
+    return _NARROW[0] if card <= 128 else _NARROW[1] if card <= 32768 else _NARROW[2]
 
 
 def _fill_rows(codes: np.ndarray, columns: list, stage_dtype: np.dtype) -> None:
@@ -938,7 +960,7 @@ def numeric_columns_to_discretize(df: pd.DataFrame, max_numeric_states: int | No
     max_numeric_states = _check_max_numeric_states(max_numeric_states)
     limit = numeric_state_limit(df.shape[0], max_numeric_states)
     out = []
-    for col, prof in zip(df.columns, _numeric_profile(df)):
+    for col, prof in zip(df.columns.tolist(), _numeric_profile(df)):
         if prof == "fraction" or (prof is not None and limit is not None and prof > limit):
             out.append(col)
     return out
@@ -1052,7 +1074,7 @@ def check_numeric_columns(df: pd.DataFrame, max_numeric_states: int | None = MAX
         return
     rule = _Limit(numeric_state_limit(df.shape[0], max_numeric_states), df.shape[0], max_numeric_states)
     declared = set(declared)
-    for col, prof in zip(df.columns, _numeric_profile(df)):
+    for col, prof in zip(df.columns.tolist(), _numeric_profile(df)):
         if col in declared or prof is None or prof == "fraction":
             continue
         if _refused(rule, prof):

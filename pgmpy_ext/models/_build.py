@@ -19,7 +19,7 @@ from pgmpy_ext.stats import family_counts_many
 from pgmpy_ext.utils import normalize_columns
 
 __all__ = ["build_network", "cpds_from_counts", "cpds_from_layout", "sorted_parents", "NetworkTables",
-           "network_tables"]
+           "network_tables", "normalize_stacked_columns"]
 
 
 def sorted_parents(parents: Sequence) -> list:
@@ -179,18 +179,46 @@ def network_tables(parents: Mapping, data: EncodedData, *, counts: Mapping | Non
     counted = family_counts_many(data, [(n, full[n]) for n in todo], weights, n_jobs=n_jobs)  # one pass
     raw = dict(given)
     raw.update(zip(todo, counted))
-    tables = {}
-    for node in nodes:  # the checks and the normalisation of cpds_from_counts
+    # the checks and the normalisation of cpds_from_counts, for all tables of one shape at once (a 7,070-gene
+    # naive Bayes has 7,070 tables of a handful of shapes)
+    by_shape: dict = {}
+    for node in nodes:
         r = len(states[node])
-        q = int(np.prod([len(states[p]) for p in full[node]], dtype=np.int64))
+        q = math.prod(len(states[p]) for p in full[node])
         t = np.asarray(raw[node], dtype=np.float64)
         if t.size != r * q:
             raise ValueError(f"counts of {node!r} have {t.size} entries, expected card({node!r}) * prod(card(parents))"
                              f" = {r} * {q} = {r * q} (C-order over ({node!r}, *{full[node]!r})).")
-        if not np.all(np.isfinite(t)) or (t < 0).any():
-            raise ValueError(f"counts of {node!r} must be finite and >= 0.")
-        tables[node] = normalize_columns(t.reshape(r, q), a)
-    return NetworkTables(nodes, full, states, tables)
+        by_shape.setdefault((r, q), []).append((node, t))
+    tables = {}
+    for (r, q), members in by_shape.items():
+        stack = np.stack([t.reshape(r, q) for _, t in members]) if len(members) > 1 else \
+            members[0][1].reshape(1, r, q)
+        if not np.isfinite(stack).all() or (stack < 0).any():
+            bad = next(node for node, t in members if not np.all(np.isfinite(t)) or (t < 0).any())
+            raise ValueError(f"counts of {bad!r} must be finite and >= 0.")
+        probs = normalize_stacked_columns(stack, a)
+        for k, (node, _) in enumerate(members):
+            tables[node] = probs[k]
+    return NetworkTables(nodes, full, states, {n: tables[n] for n in nodes})
+
+
+def normalize_stacked_columns(stack: np.ndarray, alpha: float = 0.0) -> np.ndarray:
+    """:func:`pgmpy_ext.utils.normalize_columns` of every ``(r, q)`` table of a ``(g, r, q)`` stack at once, with
+    the same operations (hence the same numbers): ``(counts + alpha)`` over the column sums, all-zero columns
+    uniform.
+
+    >>> normalize_stacked_columns(np.array([[[2.0, 0.0], [6.0, 0.0]]])).tolist()
+    [[[0.25, 0.5], [0.75, 0.5]]]
+    """
+    t = stack + alpha if alpha > 0 else np.array(stack, dtype=np.float64)
+    s = t.sum(axis=1, keepdims=True)
+    zero = s == 0
+    if zero.any():
+        g, _, c = np.nonzero(zero)
+        t[g, :, c] = 1.0
+        s = t.sum(axis=1, keepdims=True)
+    return t / s
 
 
 def build_network(parents: Mapping, data: EncodedData, *, counts: Mapping | None = None, alpha: float = 0.0,

@@ -175,7 +175,14 @@ def compile_tables(tables, target, *, columns: Sequence | None = None) -> Compil
     if absent:
         raise ValueError(f"columns must contain every node except the target {target!r}; missing: {absent!r}.")
     layout = NetworkLayout.build({n: tables.parents[n] for n in tables.nodes}, cards, cols, target)
-    return CompiledNetwork(layout, layout.pack([tables.tables[n] for n in tables.nodes], log=True), states)
+    blocks = [tables.tables[n] for n in tables.nodes]
+    sizes = np.fromiter((b.size for b in blocks), dtype=np.intp, count=len(blocks))
+    if not np.array_equal(sizes, np.diff(layout.tab_offsets)):  # layout.pack's check, for every table at once
+        return CompiledNetwork(layout, layout.pack(blocks, log=True), states)
+    flat = np.concatenate([b.reshape(-1) for b in blocks]) if blocks else np.zeros(0)
+    with np.errstate(divide="ignore"):
+        np.log(flat, out=flat)
+    return CompiledNetwork(layout, flat, states)
 
 
 class BatchPosterior:

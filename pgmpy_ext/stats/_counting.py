@@ -139,15 +139,16 @@ def family_counts_many(data: EncodedData, families: Sequence[tuple], weights=Non
     cols: list[int] = []
     shapes = []
     labels = []
-    for child, parents in families:
-        parents = list(parents)
-        labels.append([child, *parents])
-        if child in parents:
+    cards_list = data.cards.tolist()
+    for child, parents in families:  # plain Python per family (thousands of families on wide data)
+        fam = [child, *parents]
+        labels.append(fam)
+        if child in fam[1:]:
             raise ValueError(f"Column {child!r} cannot be its own parent.")
-        idx = data.indices([child, *parents])
-        cols.extend(idx.tolist())
+        idx = [data.index(c) for c in fam]
+        cols.extend(idx)
         fam_ptr.append(len(cols))
-        shapes.append(tuple(int(c) for c in data.cards[idx]))
+        shapes.append(tuple(cards_list[k] for k in idx))
     cols_np = np.asarray(cols, dtype=np.intp)
     cards_np = data.cards[cols_np] if cols else np.zeros(0, dtype=np.intp)
     sizes = [math.prod(s) for s in shapes]

@@ -135,45 +135,54 @@ class NetworkLayout(BlockLayout):
         K = int(cards[hidden])
         if K < 1:
             raise ValueError(f"cardinality of {hidden!r} == {K}, must be >= 1.")
-        nodes, families = [], []
-        fam_offsets, fam_cols, fam_cards, fam_strides, tab_offsets, h_stride = [0], [], [], [], [0], []
-        used_cards = {}
+        # One lean pass over the nodes (families, checks), then every stride and offset at once: a 7,070-gene
+        # naive Bayes has 7,071 families.
+        nodes, families, flat, sizes = [], [], [], []
         for node, pa in parents.items():
             fam = (node, *tuple(pa))
-            if node in fam[1:]:
-                raise ValueError(f"node {node!r} cannot be its own parent.")
-            if len(set(fam)) != len(fam):
-                raise ValueError(f"node {node!r} has repeated parents: {list(fam[1:])!r}.")
-            fcards = []
-            for var in fam:
-                if var not in cards:
-                    raise ValueError(f"cards has no cardinality for {var!r} (family of {node!r}).")
-                c = int(cards[var])
-                if c < 1:
-                    raise ValueError(f"cardinality of {var!r} == {c}, must be >= 1.")
-                fcards.append(c)
-                used_cards[var] = c
-                if var == hidden:
-                    fam_cols.append(HIDDEN)
-                elif var in col_of:
-                    fam_cols.append(col_of[var])
-                else:
-                    raise ValueError(f"variable {var!r} (family of {node!r}) is neither the hidden/class variable "
-                                     f"{hidden!r} nor a column of X (columns: {list(columns_t)!r}).")
-            strides = np.ones(len(fam), dtype=np.intp)
-            for j in range(len(fam) - 2, -1, -1):
-                strides[j] = strides[j + 1] * fcards[j + 1]
-            fam_cards.extend(fcards)
-            fam_strides.extend(strides.tolist())
-            h_stride.append(int(strides[fam.index(hidden)]) if hidden in fam else 0)
-            fam_offsets.append(fam_offsets[-1] + len(fam))
-            tab_offsets.append(tab_offsets[-1] + int(np.prod(fcards)))
+            if len(fam) > 1:
+                if node in fam[1:]:
+                    raise ValueError(f"node {node!r} cannot be its own parent.")
+                if len(set(fam)) != len(fam):
+                    raise ValueError(f"node {node!r} has repeated parents: {list(fam[1:])!r}.")
             nodes.append(node)
             families.append(fam)
+            flat.extend(fam)
+            sizes.append(len(fam))
+        fam_of = np.repeat(np.arange(len(families), dtype=np.intp), sizes)
+        try:
+            fcards = [int(cards[var]) for var in flat]
+        except KeyError:
+            j = next(j for j, var in enumerate(flat) if var not in cards)
+            raise ValueError(f"cards has no cardinality for {flat[j]!r} (family of {nodes[fam_of[j]]!r}).") from None
+        for j, c in enumerate(fcards):
+            if c < 1:
+                raise ValueError(f"cardinality of {flat[j]!r} == {c}, must be >= 1.")
+        fcols = [HIDDEN if var == hidden else col_of.get(var, -2) for var in flat]
+        if -2 in fcols:
+            j = fcols.index(-2)
+            raise ValueError(f"variable {flat[j]!r} (family of {nodes[fam_of[j]]!r}) is neither the hidden/class "
+                             f"variable {hidden!r} nor a column of X (columns: {list(columns_t)!r}).")
+        fam_offsets = np.zeros(len(families) + 1, dtype=np.intp)
+        np.cumsum(sizes, out=fam_offsets[1:])
+        fam_cards = np.asarray(fcards, dtype=np.intp)
+        fam_cols = np.asarray(fcols, dtype=np.intp)
+        size_of = np.asarray(sizes, dtype=np.intp)
+        pos = np.arange(fam_cards.shape[0], dtype=np.intp) - fam_offsets[:-1][fam_of]
+        fam_strides = np.ones(fam_cards.shape[0], dtype=np.intp)
+        for k in range(1, int(size_of.max(initial=0))):  # stride: the product of the cards after the member
+            idx = np.flatnonzero(pos + k < size_of[fam_of])
+            fam_strides[idx] *= fam_cards[idx + k]
+        h_stride = np.zeros(len(families), dtype=np.intp)
+        hid = np.flatnonzero(fam_cols == HIDDEN)
+        h_stride[fam_of[hid]] = fam_strides[hid]
+        tab_offsets = np.zeros(len(families) + 1, dtype=np.intp)
+        if families:
+            np.cumsum(fam_strides[fam_offsets[:-1]] * fam_cards[fam_offsets[:-1]], out=tab_offsets[1:])
+        used_cards = dict(zip(flat, fcards))
         used_cards.setdefault(hidden, K)
-        return cls(tuple(nodes), tuple(families), hidden, K, columns_t, used_cards, _as_intp(fam_offsets),
-                   _as_intp(fam_cols), _as_intp(fam_cards), _as_intp(fam_strides), _as_intp(tab_offsets),
-                   _as_intp(h_stride))
+        return cls(tuple(nodes), tuple(families), hidden, K, columns_t, used_cards, fam_offsets, fam_cols,
+                   fam_cards, fam_strides, tab_offsets, h_stride)
 
     # ------------------------------------------------------------------ facts
     @property
@@ -571,37 +580,46 @@ class ColumnPlan:
         """
         lc = _check_log_cpt(layout, log_cpt)
         K = layout.hidden_card
-        order = None if class_order is None else np.asarray(class_order, dtype=np.intp)
-        if order is not None and (order.shape != (K,) or not np.array_equal(np.sort(order), np.arange(K))):
+        order = np.arange(K, dtype=np.intp) if class_order is None else np.asarray(class_order, dtype=np.intp)
+        if order.shape != (K,) or not np.array_equal(np.sort(order), np.arange(K)):
             raise ValueError(f"class_order must be a permutation of 0..{K - 1}, got {order.tolist()!r}.")
-        node_ptr, obs_col, obs_card, obs_stride, tab_off, tabs = [0], [], [], [], [0], []
-        for v in range(layout.n_nodes):
-            lo, hi = int(layout.fam_offsets[v]), int(layout.fam_offsets[v + 1])
-            cols = layout.fam_cols[lo:hi]
-            cards = layout.fam_cards[lo:hi]
-            block = lc[layout.tab_offsets[v]:layout.tab_offsets[v + 1]].reshape(tuple(int(c) for c in cards))
-            hpos = np.flatnonzero(cols == HIDDEN)
-            if hpos.size:
-                t = np.moveaxis(block, int(hpos[0]), -1)
-                if order is not None:
-                    t = t[..., order]
-            else:
-                t = np.repeat(block[..., None], K, axis=-1)
-            keep = cols != HIDDEN
-            kc = cards[keep]
-            stride = np.ones(kc.shape[0], dtype=np.intp)
-            for j in range(kc.shape[0] - 2, -1, -1):
-                stride[j] = stride[j + 1] * kc[j + 1]
-            obs_col.extend(cols[keep].tolist())
-            obs_card.extend(kc.tolist())
-            obs_stride.extend(stride.tolist())
-            node_ptr.append(len(obs_col))
-            tabs.append(np.ascontiguousarray(t).reshape(-1))
-            tab_off.append(tab_off[-1] + tabs[-1].shape[0])
-        tab = np.concatenate(tabs) if tabs else np.zeros(0, dtype=np.float64)
-        obs = _as_intp(obs_col)
-        return cls(_as_intp(node_ptr), obs, _as_intp(obs_card), _as_intp(obs_stride), _as_intp(tab_off),
-                   np.ascontiguousarray(tab, dtype=np.float64), K, len(layout.columns), np.unique(obs))
+        # Every node at once (a 7,070-gene naive Bayes has 7,071 nodes): the observed members of each family (all
+        # but H) in family order, their C-order strides without H, and for every entry (row of observed values,
+        # class h) of the class-minor table the position of its number in log_cpt.
+        V = layout.n_nodes
+        fam_cols, fam_cards, fam_strides = layout.fam_cols, layout.fam_cards, layout.fam_strides
+        node_of = np.repeat(np.arange(V, dtype=np.intp), np.diff(layout.fam_offsets))
+        keep = fam_cols != HIDDEN
+        obs_node = node_of[keep]
+        obs_col = np.ascontiguousarray(fam_cols[keep])
+        obs_card = np.ascontiguousarray(fam_cards[keep])
+        obs_fam_stride = fam_strides[keep]
+        n_obs = np.bincount(obs_node, minlength=V).astype(np.intp)
+        node_ptr = np.zeros(V + 1, dtype=np.intp)
+        np.cumsum(n_obs, out=node_ptr[1:])
+        # stride of member j without H: the product of the observed cards after it in its family
+        obs_stride = np.ones(obs_col.shape[0], dtype=np.intp)
+        pos = np.arange(obs_col.shape[0], dtype=np.intp) - node_ptr[obs_node]  # position within the node
+        for k in range(1, int(n_obs.max(initial=0))):
+            later = pos + k < n_obs[obs_node]
+            idx = np.flatnonzero(later)
+            obs_stride[idx] *= obs_card[idx + k]
+        size = np.ones(V, dtype=np.intp)  # rows of observed values per node
+        first = node_ptr[:-1][n_obs > 0]
+        size[n_obs > 0] = obs_stride[first] * obs_card[first]
+        tab_off = np.zeros(V + 1, dtype=np.intp)
+        np.cumsum(size * K, out=tab_off[1:])
+        entry_node = np.repeat(np.arange(V, dtype=np.intp), size * K)
+        q = np.arange(int(tab_off[-1]), dtype=np.intp) - tab_off[entry_node]
+        h = q % K
+        row = q // K
+        src = layout.tab_offsets[:-1][entry_node] + order[h] * layout.h_stride[entry_node]
+        for k in range(int(n_obs.max(initial=0))):  # digit k of every entry's row (member k of its node)
+            has = np.flatnonzero(n_obs[entry_node] > k)
+            j = node_ptr[entry_node[has]] + k
+            src[has] += (row[has] // obs_stride[j]) % obs_card[j] * obs_fam_stride[j]
+        tab = np.ascontiguousarray(lc[src])
+        return cls(node_ptr, obs_col, obs_card, obs_stride, tab_off, tab, K, len(layout.columns), np.unique(obs_col))
 
     def kernel_args(self) -> tuple:
         return (self.node_ptr, self.obs_col, self.obs_card, self.obs_stride, self.tab_off, self.tab)

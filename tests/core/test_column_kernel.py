@@ -132,3 +132,15 @@ def test_errors_name_the_row_and_the_arrays():
     out, n_marked = log_joint_columns(plan, [c[:0] for c in cols])
     assert out.shape == (0, 3)
     assert n_marked == 0
+
+
+@given(networks(), st.booleans())
+def test_column_plan_equals_the_node_by_node_reference(net, permute):
+    from tests.reference import column_plan_ref
+
+    lay = net["layout"]
+    log_cpt = lay.pack(net["tables"], log=True)
+    order = net["rng"].permutation(lay.hidden_card) if permute else None
+    plan = ColumnPlan.build(lay, log_cpt, class_order=order)
+    for got, ref in zip(plan.kernel_args(), column_plan_ref(lay, log_cpt, order)):
+        assert_array_equal(got, ref)
