@@ -37,7 +37,14 @@ from pgmpy_ext.data import (
 from pgmpy_ext.models import NetworkTables, compile_network, compile_tables, marginal_log_joint, network_tables
 from pgmpy_ext.stats import ColumnPlan, forest_plan, log_joint_columns
 from pgmpy_ext.structure import ClassifierStructure
-from pgmpy_ext.utils import LOG_PROB_FLOOR, LOG_TINY, check_generator, log_normalize_rows, without_gc
+from pgmpy_ext.utils import (
+    LOG_PROB_FLOOR,
+    LOG_TINY,
+    check_generator,
+    effective_n_threads,
+    normalize_rows_in_threads,
+    without_gc,
+)
 from pgmpy_ext.utils.validation import check_option
 
 __all__ = ["BNClassifierBase"]
@@ -520,16 +527,16 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         if is_dask_collection(X):
             return self._predict_dask(X, normalize=True)
         joint = self.predict_joint_log_proba(X)  # a fresh array: normalised in place
-        return log_normalize_rows(joint, floor=LOG_TINY, out=joint)
+        return normalize_rows_in_threads(joint, floor=LOG_TINY, n_threads=effective_n_threads(self.n_jobs))
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior ``P(class | x)`` per row, shape (n_samples, n_classes), columns in ``classes_`` order (a dask
         Array, computed partition by partition on the workers, when ``X`` is a dask DataFrame)."""
         check_is_fitted(self)
-        out = self.predict_log_proba(X)
-        if is_dask_collection(out):
-            return np.exp(out)
-        return np.exp(out, out=out)
+        if is_dask_collection(X):
+            return np.exp(self.predict_log_proba(X))
+        joint = self.predict_joint_log_proba(X)  # a fresh array: normalised and exponentiated in place
+        return normalize_rows_in_threads(joint, floor=LOG_TINY, exp=True, n_threads=effective_n_threads(self.n_jobs))
 
     def predict(self, X) -> np.ndarray:
         """Most probable class per row (ties: the first class in ``classes_``)."""

@@ -10,7 +10,7 @@ import numpy as np
 
 from pgmpy_ext._core import _counting
 from pgmpy_ext.data import EncodedData, kernel_codes
-from pgmpy_ext.utils.validation import effective_n_threads
+from pgmpy_ext.utils.validation import threads_for_rows
 
 __all__ = ["family_counts", "family_counts_codes", "family_counts_many", "pair_offsets",
            "pairwise_counts", "PairwiseCounts", "unique_rows", "UniqueRows", "key_words", "merge_unique_rows",
@@ -162,7 +162,7 @@ def family_counts_many(data: EncodedData, families: Sequence[tuple], weights=Non
     out = np.zeros(int(tab[-1]), dtype=np.float64)
     _counting.family_counts_multi(data.kernel_codes, np.asarray(fam_ptr, dtype=np.intp), cols_np,
                                   np.ascontiguousarray(cards_np, dtype=np.intp), tab, data.kernel_weights(weights), out,
-                                  effective_n_threads(n_jobs))
+                                  threads_for_rows(n_jobs, data.n_rows))
     return [out[tab[k]:tab[k + 1]].reshape(shape) for k, shape in enumerate(shapes)]
 
 
@@ -276,7 +276,7 @@ def pairwise_counts(data: EncodedData, features: Sequence | None = None, cond=No
                          f"({int(cards[b])} states): {_gib(int(cards[a]) * int(cards[b]) * ccard * 8)}.")
     out = np.zeros(int(off[-1]), dtype=np.float64)
     _counting.pairwise_counts(data.kernel_codes, fidx, cards, cidx, ccard, data.kernel_weights(weights), off, out,
-                              effective_n_threads(n_jobs))
+                              threads_for_rows(n_jobs, data.n_rows))
     return PairwiseCounts(out, off, cards, ccard, features)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from pgmpy_ext._core import _posterior
 from pgmpy_ext.data import EncodedData, kernel_codes
 from pgmpy_ext.stats._layout import BlockLayout
-from pgmpy_ext.utils.validation import effective_n_threads
+from pgmpy_ext.utils.validation import effective_n_threads, threads_for_rows
 
 __all__ = ["HIDDEN", "NetworkLayout", "EStepResult", "CLLResult", "log_joint_batch", "posterior_batch",
            "estep_accumulate", "conditional_log_likelihood", "ColumnPlan", "log_joint_columns"]
@@ -659,7 +659,7 @@ def log_joint_columns(plan: ColumnPlan, columns: Sequence, *, n_jobs: int = 1) -
     n = next((len(c) for c in columns if c is not None), 0)
     out = np.empty((n, plan.hidden_card), dtype=np.float64)
     try:
-        n_marked = _posterior.log_joint_columns(columns, *plan.kernel_args(), out, effective_n_threads(n_jobs))
+        n_marked = _posterior.log_joint_columns(columns, *plan.kernel_args(), out, threads_for_rows(n_jobs, n))
     except _posterior.KernelInputError as err:
         raise ValueError(f"row {err.row}: code {err.code} of code array {err.column} is outside 0.."
                          f"{int(plan.obs_card[err.node]) - 1}.") from None

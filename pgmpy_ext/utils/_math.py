@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["LOG_PROB_FLOOR", "LOG_TINY", "logsumexp_rows", "log_normalize_rows", "normalize_columns"]
+__all__ = ["LOG_PROB_FLOOR", "LOG_TINY", "logsumexp_rows", "log_normalize_rows", "normalize_columns",
+           "normalize_rows_in_threads"]
 
 #: Log-probabilities are floored here at prediction time (seed 000 decision D5), so a zero maximum-likelihood
 #: estimate cannot make every class impossible and argmax stays defined. exp(-690.8) = 1e-300.
@@ -113,3 +114,44 @@ def normalize_columns(table: np.ndarray, alpha: float = 0.0) -> np.ndarray:
         t[:, zero[0]] = 1.0
         s = t.sum(axis=0, keepdims=True)
     return t / s
+
+
+#: Rows per chunk below which :func:`normalize_rows_in_threads` stays on the calling thread.
+_MIN_THREAD_ROWS = 1 << 16
+_POOL = None
+
+
+def _pool():
+    global _POOL
+    if _POOL is None:
+        import os
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 1), thread_name_prefix="pgmpy_ext")
+    return _POOL
+
+
+def normalize_rows_in_threads(a: np.ndarray, *, floor: float | None = None, exp: bool = False,
+                              n_threads: int = 1) -> np.ndarray:
+    """:func:`log_normalize_rows` of ``a`` in place (``a`` is given up), then ``exp`` in place when ``exp``: the
+    posteriors of joint log-probabilities. With ``n_threads > 1`` and enough rows, row blocks are normalised by
+    a thread pool (numpy's loops release the GIL): every row gets the same operations, so the same bits, whatever
+    the number of threads."""
+    n = a.shape[0]
+    blocks = max(1, min(int(n_threads), n // max(_MIN_THREAD_ROWS, 1)))
+
+    def work(r0: int, r1: int) -> None:
+        part = a[r0:r1]
+        log_normalize_rows(part, floor=floor, out=part)
+        if exp:
+            np.exp(part, out=part)
+
+    if blocks == 1:
+        work(0, n)
+        return a
+    bounds = np.linspace(0, n, blocks + 1).round().astype(int).tolist()
+    futures = [_pool().submit(work, bounds[b], bounds[b + 1]) for b in range(1, blocks)]
+    work(bounds[0], bounds[1])
+    for f in futures:
+        f.result()
+    return a

@@ -40,3 +40,23 @@ def test_log_normalize_rows_in_place_and_empty():
     np.testing.assert_array_equal(out, ref)
     assert logsumexp_rows(np.zeros((0, 3))).shape == (0,)
     assert log_normalize_rows(np.zeros((0, 2))).shape == (0, 2)
+
+
+def test_threaded_normalisation_is_bit_identical_and_thresholds_hold():
+    import pgmpy_ext.utils._math as math_mod
+    import pgmpy_ext.utils.validation as val_mod
+    from pgmpy_ext.utils import normalize_rows_in_threads, threads_for_rows
+
+    a = _data(5000, 3, 3, "C")
+    ref = np.exp(log_normalize_rows_ref(a, LOG_TINY))
+    for n_threads in (1, 2, 3):
+        got = normalize_rows_in_threads(a.copy(), floor=LOG_TINY, exp=True, n_threads=n_threads)
+        np.testing.assert_array_equal(got, ref)
+    assert math_mod._MIN_THREAD_ROWS == 1  # tests run every thread path (conftest)
+    val_mod.MIN_ROWS_PER_THREAD = 32768
+    try:
+        assert threads_for_rows(2, 1_000_000) == 2
+        assert threads_for_rows(2, 60_000) == 1
+        assert threads_for_rows(None, 1_000_000) == 1
+    finally:
+        val_mod.MIN_ROWS_PER_THREAD = 1
