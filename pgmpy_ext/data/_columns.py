@@ -140,9 +140,10 @@ def _unseen_warning(col, n_unknown: int, n_rows: int, example, states: list) -> 
         was = " / ".join(sorted(kinds))
         hint = (f" At fit the column held {was} values and now it holds {type(example).__name__} values: convert it "
                 f"back (e.g. X[{col!r}] = X[{col!r}].astype({was.split(' / ')[0]})) or check how the file was read.")
-    known = states[:8] + (["..."] if len(states) > 8 else [])
+    known = "[" + ", ".join(repr(v) for v in states[:8]) + (f", ... ({len(states)} states)]" if len(states) > 8
+                                                              else "]")
     warnings.warn(f"Column {col!r}: {n_unknown} of {n_rows} rows ({share:.0%}) have values not seen during fit "
-                  f"(e.g. {example!r}; known: {known!r}); they are treated as missing (handle_unknown='ignore'), so "
+                  f"(e.g. {example!r}; known: {known}); they are treated as missing (handle_unknown='ignore'), so "
                   f"this feature is summed out of those rows.{hint}", UnseenValuesWarning, stacklevel=4)
 
 

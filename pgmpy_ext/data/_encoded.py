@@ -778,8 +778,24 @@ def _int_block_codes(labels: list, block: np.ndarray, max_numeric_states) -> lis
     out: list = [None] * k
     if not ok.any():
         return out
-    cols = np.flatnonzero(ok)
-    sub = block[:, cols] if cols.size < k else block
+    # the presence tables of the columns taken together stay under _BLOCK_CELLS cells (a 77-row block of 4,096
+    # columns with values up to 16,000 would otherwise ask for 65M-cell tables): columns in chunks
+    cols_all = np.flatnonzero(ok)
+    budget = max(int(_BLOCK_CELLS), int(span[cols_all].max()))
+    start = 0
+    cum = np.cumsum(span[cols_all])
+    while start < cols_all.size:
+        base = cum[start - 1] if start else 0
+        stop = int(np.searchsorted(cum, base + budget, side="right"))
+        stop = max(stop, start + 1)
+        _int_block_part(labels, block, lo, hi, span, cols_all[start:stop], max_numeric_states, out)
+        start = stop
+    return out
+
+
+def _int_block_part(labels, block, lo, hi, span, cols, max_numeric_states, out) -> None:
+    """:func:`_int_block_codes` of the columns ``cols`` of ``block`` into ``out``."""
+    sub = block[:, cols] if cols.size < block.shape[1] else block
     sp = span[cols]
     start = np.zeros(cols.size + 1, dtype=np.int64)
     np.cumsum(sp, out=start[1:])
@@ -802,7 +818,6 @@ def _int_block_codes(labels: list, block: np.ndarray, max_numeric_states) -> lis
         else:
             out[c] = (codes[:, j], flat[b:e], False)
         b = e
-    return out
 
 
 def _cached_category_states(cache: dict, dtype: pd.CategoricalDtype):

@@ -80,3 +80,19 @@ def test_category_columns_sharing_a_dtype_encode_like_separate_columns():
     assert enc.states[df.columns.get_loc("rev")] == [2, 1, 0]
     with pytest.raises(ValueError, match=r"Column 's_nan' has a missing value"):
         encode(df)
+
+
+def test_block_path_bounds_its_tables_and_gives_the_same_codes(monkeypatch):
+    """Issue 24 item 5: the presence tables of a block of integer columns are built a chunk of columns at a time
+    under _BLOCK_CELLS cells (77 rows of values up to 16,000 would otherwise ask for 65M cells per 4,096 columns)."""
+    import pgmpy_ext.data._encoded as enc
+
+    rng = np.random.default_rng(2)
+    D = rng.integers(20, 16000, (40, 300))
+    D[:, ::7] = rng.integers(0, 5, (40, 43))
+    df = pd.DataFrame(D, columns=[f"g{i}" for i in range(300)])
+    ref = encode(_general(df), max_numeric_states=None)
+    monkeypatch.setattr(enc, "_BLOCK_CELLS", 50_000)  # a few columns per chunk
+    got = encode(df, max_numeric_states=None)
+    assert np.array_equal(got.codes, ref.codes)
+    assert got.states == ref.states
