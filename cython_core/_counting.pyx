@@ -924,6 +924,8 @@ def family_counts_multi(const fcode_t[:, ::1] X,
             size *= fam_cards[t]
         if tab_offsets[v + 1] - tab_offsets[v] != size:
             raise ValueError(f"family {v}'s table has {tab_offsets[v + 1] - tab_offsets[v]} cells, expected {size}.")
+    if V == 0:
+        return
     if not weighted and n >= _MULTI_MIN_ROWS and n < 2**31 - 1 and tab_offsets[V] < 2**31 - 2:
         _family_counts_unweighted(X, fam_ptr, fam_cols, fam_cards, tab_offsets, out, n_threads)
         return
