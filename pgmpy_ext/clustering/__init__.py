@@ -93,6 +93,4 @@ from pgmpy_ext.clustering._brute_force import (  # noqa: E402
 
 __all__ += ["BruteForceResult", "BruteForceSNBAveraging", "brute_force_snb", "candidate_log_evidence",
             "dirichlet_log_pdf", "log_ml_independent"]
-from pgmpy_ext.clustering._base import run_starts  # noqa: E402
-
-__all__ += ["run_starts"]
+from pgmpy_ext.utils import run_starts  # noqa: E402, F401  (moved to utils; still importable here)

@@ -3,8 +3,8 @@ export to pgmpy (scikit-learn's ``mixture.BaseMixture`` pattern).
 
 :class:`BaseBNMixture` owns everything that is the same for every mixture of discrete Bayesian networks, so that a
 new clusterer (CEM today; latent-class EM, EMA, constructive induction next) writes only its own start, its own
-E-step and its own export. :func:`run_starts` is the restart loop itself, shared with the engines (e.g.
-:func:`~pgmpy_ext.clustering.fit_cem`), which run the same starts without a scikit-learn face.
+E-step and its own export. The restarts run through :func:`pgmpy_ext.utils.run_starts` (:func:`best_of_starts`),
+shared with the engines (e.g. :func:`~pgmpy_ext.clustering.fit_cem`) and every other learner with restarts.
 """
 
 from __future__ import annotations
@@ -14,17 +14,16 @@ from collections.abc import Callable
 from functools import partial
 
 import numpy as np
-from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from pgmpy_ext._compat import DiscreteBayesianNetwork, show_progress_enabled
+from pgmpy_ext._compat import DiscreteBayesianNetwork
 from pgmpy_ext.data import DiscreteInputMixin, EncodedData, encode
 from pgmpy_ext.models import multinet_to_network
-from pgmpy_ext.utils import check_generator, log_normalize_rows, logsumexp_rows
+from pgmpy_ext.utils import log_normalize_rows, logsumexp_rows, run_starts
 
-__all__ = ["BaseBNMixture", "check_clusters_fit_rows", "run_starts"]
+__all__ = ["BaseBNMixture", "best_of_starts", "check_clusters_fit_rows"]
 
 
 def check_clusters_fit_rows(n_clusters: int, n_distinct: int, what: str = "distinct rows of X") -> None:
@@ -34,15 +33,9 @@ def check_clusters_fit_rows(n_clusters: int, n_distinct: int, what: str = "disti
                          "clusters.")
 
 
-def run_starts(single_start: Callable, n_init: int, random_state, score: Callable, *, n_jobs: int | None = None,
-               show_progress: bool = False, desc: str = "starts") -> tuple[list, np.ndarray, int]:
-    """``n_init`` independent starts, the best one by ``score``.
-
-    Each start is ``single_start(rng)`` with its own child generator, ``check_generator(random_state).spawn(n_init)``,
-    so the result does not depend on ``n_jobs`` and adding starts does not change the others. With ``n_jobs`` other
-    than None or 1 the starts run with joblib (any backend, chosen with ``joblib.parallel_config``; the default is
-    processes, so ``single_start`` must pickle). A tqdm bar over the starts is shown when ``show_progress`` and
-    pgmpy's ``config.SHOW_PROGRESS`` are both on.
+def best_of_starts(single_start: Callable, n_init: int, random_state, score: Callable, *, n_jobs: int | None = None,
+                   show_progress: bool = False, desc: str = "starts") -> tuple[list, np.ndarray, int]:
+    """``n_init`` starts through :func:`pgmpy_ext.utils.run_starts` and the best one by ``score``.
 
     Returns
     -------
@@ -53,16 +46,8 @@ def run_starts(single_start: Callable, n_init: int, random_state, score: Callabl
     best : int
         Index of the best start (ties: the first).
     """
-    children = check_generator(random_state).spawn(n_init)
-    if n_jobs is None or n_jobs == 1:
-        results = (single_start(child) for child in children)
-    else:
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(single_start)(child) for child in children)
-    if show_progress_enabled(show_progress):
-        from tqdm.auto import tqdm
-
-        results = tqdm(results, total=n_init, desc=desc)
-    starts = list(results)
+    starts = run_starts(single_start, int(n_init), random_state, n_jobs=n_jobs, show_progress=show_progress,
+                        desc=desc)
     scores = np.array([score(s) for s in starts], dtype=np.float64)
     return starts, scores, int(np.argmax(scores))  # ties: the first start
 
@@ -182,9 +167,9 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
             prepared = self._prepare_starts(self.encoder_)
         finally:
             del self._fit_index_
-        starts, scores, best = run_starts(partial(self._single_start, prepared), int(self.n_init), self.random_state,
-                                          self._start_score, n_jobs=self.n_jobs, show_progress=self.show_progress,
-                                          desc=self._progress_desc())
+        starts, scores, best = best_of_starts(partial(self._single_start, prepared), int(self.n_init),
+                                              self.random_state, self._start_score, n_jobs=self.n_jobs,
+                                              show_progress=self.show_progress, desc=self._progress_desc())
         result = self._combine_starts(prepared, starts, scores, best)
         self._set_fitted(result, scores)
         message = self._not_converged_message(result)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
-from pgmpy_ext.clustering._base import BaseBNMixture, run_starts
+from pgmpy_ext.clustering._base import BaseBNMixture, best_of_starts
 from pgmpy_ext.clustering._cem_engine import (
     CEMParams,
     CEMResult,
@@ -41,7 +41,7 @@ def fit_cem(data: EncodedData, n_clusters: int, *, model: str = "cl", n_init: in
     single_start = prepare_cem_starts(data, int(n_clusters), model=model, n_stochastic_steps=int(n_stochastic_steps),
                                       max_classification_steps=int(max_classification_steps), init=init,
                                       empty_cluster=empty_cluster, alpha=float(alpha), stopping=stopping)
-    starts, cmls, best = run_starts(single_start, int(n_init), random_state, _start_cml, n_jobs=n_jobs,
+    starts, cmls, best = best_of_starts(single_start, int(n_init), random_state, _start_cml, n_jobs=n_jobs,
                                     show_progress=show_progress, desc=f"CEM-{model.upper()} starts")
     return CEMResult(starts[best], best, cmls)
 

@@ -39,7 +39,7 @@ from pgmpy_ext.models import (
 )
 from pgmpy_ext.stats import NetworkLayout, TANMixtureLayout, ematan_accumulate, pair_cmi, posterior_batch, unique_rows
 from pgmpy_ext.structure import maximum_spanning_forest, orient_forest
-from pgmpy_ext.utils import check_generator, logsumexp_rows
+from pgmpy_ext.utils import check_generator, iterate, logsumexp_rows
 
 __all__ = ["EMCompleteBNClustering", "EMTANClustering", "EMTANStart", "CompleteBNStart", "CompleteBNData",
            "emtan_single_start", "complete_bn_single_start", "prepare_complete_bn", "prepare_emtan"]
@@ -140,35 +140,43 @@ def _tree(data: EMTANData, acc, root: int) -> np.ndarray:
     return orient_forest(n, maximum_spanning_forest(w), roots=root)
 
 
+class _EMTANSteps:
+    """mEM-TAN's steps for :func:`pgmpy_ext.utils.iterate`: the statistics are the responsibilities of the distinct
+    rows; the M step accumulates their pair counts, re-learns the tree (rooted at ``root``) and the parameters."""
+
+    def __init__(self, data: EMTANData, root: int):
+        self.data, self.root = data, root
+        self.prev_parents, self.changes = None, 0
+
+    def m_step(self, resp, params=None):
+        d = self.data
+        acc = ematan_accumulate(d.pairs, d.codes, d.weights, resp)
+        parents = _tree(d, acc, self.root)
+        if self.prev_parents is not None and not np.array_equal(parents, self.prev_parents):
+            self.changes += 1
+        self.prev_parents = parents
+        layout, log_cpt = _tan_m_step(d, acc, parents)
+        return parents, layout, log_cpt
+
+    def e_step(self, params):
+        _, layout, log_cpt = params
+        resp, ll_rows = posterior_batch(layout, log_cpt, self.data.codes)
+        return resp, float(np.dot(self.data.weights, ll_rows))
+
+
 def emtan_single_start(data: EMTANData, rng: np.random.Generator, *, tol: float = 1e-6, max_iter: int = 100,
                        init=None) -> EMTANStart:
     """One mEM-TAN run: the responsibilities under a random Dirichlet(1) naive Bayes
     (:func:`~pgmpy_ext.clustering.random_nb_resp`, or ``init``) give the first expected counts; then M step (tree
-    + parameters) and E step alternate (spec 3.2, AMBIG-4)."""
-    n = len(data.cards)
-    K = data.pairs.n_clusters
-    root = int(rng.integers(n))
-    q = random_nb_resp(data.codes, data.cards, K, rng) if init is None else np.asarray(init, dtype=float)
-    acc = ematan_accumulate(data.pairs, data.codes, data.weights, q)
-    trace, converged, changes, prev_parents = [], False, 0, None
-    it = 0
-    while True:
-        parents = _tree(data, acc, root)
-        if prev_parents is not None and not np.array_equal(parents, prev_parents):
-            changes += 1
-        prev_parents = parents
-        layout, log_cpt = _tan_m_step(data, acc, parents)
-        it += 1
-        resp, ll_rows = posterior_batch(layout, log_cpt, data.codes)
-        ll = float(np.dot(data.weights, ll_rows))
-        trace.append(ll)
-        if len(trace) > 1 and abs(ll - trace[-2]) <= tol * abs(ll):
-            converged = True
-            break
-        if it >= max_iter:
-            break
-        acc = ematan_accumulate(data.pairs, data.codes, data.weights, resp)
-    return EMTANStart(parents, layout, log_cpt, ll, resp, np.asarray(trace), it, converged, changes)
+    + parameters) and E step alternate on the shared driver (spec 3.2, AMBIG-4) until the log-likelihood changes
+    by at most ``tol * |LL|``."""
+    root = int(rng.integers(len(data.cards)))
+    q = random_nb_resp(data.codes, data.cards, data.pairs.n_clusters, rng) if init is None else np.asarray(init, float)
+    steps = _EMTANSteps(data, root)
+    fit = iterate(steps, None, stats=q, tol=tol, max_iter=max_iter, criterion="objective")
+    parents, layout, log_cpt = fit.params
+    return EMTANStart(parents, layout, log_cpt, fit.objective, fit.stats, fit.trace, fit.n_iter, fit.converged,
+                      steps.changes)
 
 
 class _EMBaseline(BaseBNMixture):
@@ -383,27 +391,30 @@ def _bnet_log_joint(log_theta: list, log_prior: np.ndarray, cells: list) -> np.n
     return lj
 
 
+class _CompleteBNSteps:
+    """mEM-BNET's steps for :func:`pgmpy_ext.utils.iterate` (the statistics are the responsibilities)."""
+
+    def __init__(self, data: CompleteBNData):
+        self.data = data
+
+    def m_step(self, q, params=None):
+        return _bnet_m_step(self.data, self.data.weights[:, None] * q)
+
+    def e_step(self, params):
+        log_theta, log_prior = params
+        lj = _bnet_log_joint(log_theta, log_prior, self.data.cell)
+        lse = logsumexp_rows(lj)
+        return np.exp(lj - lse[:, None]), float(np.dot(self.data.weights, lse))
+
+
 def complete_bn_single_start(data: CompleteBNData, rng: np.random.Generator, *, tol: float = 1e-6,
                              max_iter: int = 100, init=None) -> CompleteBNStart:
-    """One mEM-BNET run: the responsibilities under a random Dirichlet(1) naive Bayes (or ``init``), then M and E steps
-    alternate until the log-likelihood changes by at most ``tol * |LL|``."""
-    K = data.n_clusters
-    q = random_nb_resp(data.codes, data.cards, K, rng) if init is None else np.asarray(init, dtype=float)
-    trace, converged, it = [], False, 0
-    while True:
-        log_theta, log_prior = _bnet_m_step(data, data.weights[:, None] * q)
-        it += 1
-        lj = _bnet_log_joint(log_theta, log_prior, data.cell)
-        lse = logsumexp_rows(lj)
-        q = np.exp(lj - lse[:, None])
-        ll = float(np.dot(data.weights, lse))
-        trace.append(ll)
-        if len(trace) > 1 and abs(ll - trace[-2]) <= tol * abs(ll):
-            converged = True
-            break
-        if it >= max_iter:
-            break
-    return CompleteBNStart(log_theta, log_prior, ll, q, np.asarray(trace), it, converged)
+    """One mEM-BNET run: the responsibilities under a random Dirichlet(1) naive Bayes (or ``init``), then M and E
+    steps alternate on the shared driver until the log-likelihood changes by at most ``tol * |LL|``."""
+    q = random_nb_resp(data.codes, data.cards, data.n_clusters, rng) if init is None else np.asarray(init, float)
+    fit = iterate(_CompleteBNSteps(data), None, stats=q, tol=tol, max_iter=max_iter, criterion="objective")
+    log_theta, log_prior = fit.params
+    return CompleteBNStart(log_theta, log_prior, fit.objective, fit.stats, fit.trace, fit.n_iter, fit.converged)
 
 
 def _lookup_cells(data: CompleteBNData, X: np.ndarray) -> list:

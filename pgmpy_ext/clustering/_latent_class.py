@@ -13,7 +13,7 @@ from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
-from pgmpy_ext.clustering._base import BaseBNMixture, check_clusters_fit_rows, run_starts
+from pgmpy_ext.clustering._base import BaseBNMixture, best_of_starts, check_clusters_fit_rows
 from pgmpy_ext.clustering._latent import (
     LATENT_COMBINES,
     LATENT_POLICIES,
@@ -170,9 +170,9 @@ class _LatentClassBase(BaseBNMixture):
                                    np.zeros(0, dtype=np.intp), data.cards.copy(), 1, 0, np.zeros(0))
         self._dask_rows_ = pgmpy_dask.LatentClassPasses(parts)
         try:
-            starts, scores, best = run_starts(partial(self._single_start, prepared), int(self.n_init),
-                                              self.random_state, self._start_score, n_jobs=1,
-                                              show_progress=self.show_progress, desc=self._progress_desc())
+            starts, scores, best = best_of_starts(partial(self._single_start, prepared), int(self.n_init),
+                                                  self.random_state, self._start_score, n_jobs=1,
+                                                  show_progress=self.show_progress, desc=self._progress_desc())
             result = self._combine_starts(prepared, starts, scores, best)
             self._set_fitted(result, scores)
         finally:
@@ -261,7 +261,8 @@ class LatentClassEM(_LatentClassBase):
     n_init : int, default 10
         Random starts; the best by log-likelihood is kept.
     tol : float, default 1e-6
-        Stop when the log-likelihood changes by at most ``tol * |LL|`` (decision 2).
+        Stop when the observed-data log-likelihood changes by at most ``tol * |LL|`` between iterations (relative
+        change, decision 2).
     max_iter : int, default 1000
     init : "random", labels (n_samples,) or responsibilities (n_samples, n_clusters), default "random"
         Given labels or responsibilities give the first M step (every start then starts there).
@@ -333,7 +334,7 @@ class LatentClassEM(_LatentClassBase):
         check_scalar(self.tol, "tol", numbers.Real, min_val=0.0)
 
     def _start_options(self) -> dict:
-        return {"tol": float(self.tol), "eps": None}
+        return {"tol": float(self.tol), "criterion": "objective"}
 
 
 class EMAClustering(_LatentClassBase):
@@ -345,9 +346,9 @@ class EMAClustering(_LatentClassBase):
     "depends on the cluster" and "independent" estimates, :math:`w_i` the posterior of the arc
     :math:`C \to X_i` from Bayesian-Dirichlet marginal likelihoods of the expected counts (``arc_posterior_``, the
     thesis's implicit feature selection: irrelevant variables get :math:`w_i \to 0` and stop shaping the clusters).
-    Iterations stop when no parameter moves by ``eps`` (L-infinity, decision 6). Multi-start with the policies of
-    section 6: Best Choice (the start of highest log-likelihood), Uniform Averaging and (likelihood) Averaging of the
-    parameters after Hungarian label alignment to the best start (decision 10).
+    Iterations stop when no parameter moves by more than ``tol`` (L-infinity, decision 6). Multi-start with the
+    policies of section 6: Best Choice (the start of highest log-likelihood), Uniform Averaging and (likelihood)
+    Averaging of the parameters after Hungarian label alignment to the best start (decision 10).
 
     Parameters
     ----------
@@ -357,7 +358,10 @@ class EMAClustering(_LatentClassBase):
     structure_prior : float in [0, 1] or array (n_features,), default 0.5
         Prior probability of each arc ``C -> X_i``; 0.5 is the thesis's uniform prior over the 2^n structures
         (spec 13: ``structure_prior=0.5`` is :math:`p_S \equiv 1`); 1 forces every arc and gives EM.
-    eps : float, default 0.01
+    tol : float, default 0.01
+        Stop when no parameter (a conditional probability or a cluster weight) moves by more than ``tol`` in an
+        iteration (L-infinity; the thesis's rule and value, decision 6: EMA is not monotone in the log-likelihood,
+        so its change is not the test).
     max_iter : int, default 1000
     n_init : int, default 10
     policy : {"best", "uniform", "averaging"}, default "best"
@@ -391,13 +395,13 @@ class EMAClustering(_LatentClassBase):
 
     _method = "ema"
 
-    def __init__(self, n_clusters=2, *, alpha=1.0, structure_prior=0.5, eps=0.01, max_iter=1000, n_init=10,
+    def __init__(self, n_clusters=2, *, alpha=1.0, structure_prior=0.5, tol=0.01, max_iter=1000, n_init=10,
                  policy="best", combine="parameters", init="random", missing="impute", random_state=None, n_jobs=None,
                  show_progress=False, handle_unknown="ignore"):
         self.n_clusters = n_clusters
         self.alpha = alpha
         self.structure_prior = structure_prior
-        self.eps = eps
+        self.tol = tol
         self.max_iter = max_iter
         self.n_init = n_init
         self.policy = policy
@@ -415,7 +419,7 @@ class EMAClustering(_LatentClassBase):
         if not self.alpha > 0:
             raise ValueError(f"alpha == {self.alpha}, must be > 0 (EMA's marginal likelihoods are Dirichlet "
                              "integrals; use LatentClassEM for maximum likelihood).")
-        check_scalar(self.eps, "eps", numbers.Real, min_val=0.0)
+        check_scalar(self.tol, "tol", numbers.Real, min_val=0.0)
         check_option(self.policy, "policy", LATENT_POLICIES)
         check_option(self.combine, "combine", LATENT_COMBINES)
         p = np.asarray(self.structure_prior, dtype=np.float64)
@@ -433,7 +437,8 @@ class EMAClustering(_LatentClassBase):
             raise ValueError(f"structure_prior has {p.shape[0]} entries for {n_vars} features.")
 
     def _start_options(self) -> dict:
-        return {"eps": float(self.eps), "tol": None, "structure_prior": np.asarray(self.structure_prior, float)}
+        return {"tol": float(self.tol), "criterion": "params",
+                "structure_prior": np.asarray(self.structure_prior, float)}
 
     def _combine_starts(self, prepared, starts, scores, best):
         self._prepared_ = prepared

@@ -9,6 +9,7 @@ projections, posteriors, scores). The online steps run in the Cython kernel behi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -16,9 +17,8 @@ from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from pgmpy_ext._compat import show_progress_enabled
 from pgmpy_ext.stats import NBMState, grid_coordinates
-from pgmpy_ext.utils import check_generator, check_option, log_normalize_rows, logsumexp_rows
+from pgmpy_ext.utils import check_generator, check_option, log_normalize_rows, logsumexp_rows, run_starts
 
 __all__ = ["NBMResult", "NaiveBayesMap", "count_foldovers", "fit_nbm", "nbm_unit_square", "sigma_schedule",
            "alpha_schedule"]
@@ -191,6 +191,10 @@ def count_foldovers(means: np.ndarray, grid) -> int:
     s2 = np.sign(cross(e - d, e - b))
     major = 1.0 if (s1 > 0).sum() >= (s1 < 0).sum() else -1.0
     return int(((s1 != major) | (s2 != major)).sum())
+
+
+def _fit_nbm_start(Z, kw, rng):
+    return fit_nbm(Z, rng, **kw)
 
 
 # ------------------------------------------------------------------------------------------- scikit-learn face
@@ -378,21 +382,11 @@ class NaiveBayesMap(ClusterMixin, TransformerMixin, BaseEstimator):
         else:
             self.center_, self.scale_ = np.zeros(Xa.shape[1]), np.ones(Xa.shape[1])
         Z = (Xa - self.center_) / self.scale_
-        children = check_generator(self.random_state).spawn(self.n_init)
         kw = {"grid": grid, "n_epochs": self.n_epochs, "sigma0": self.sigma0, "alpha": self.alpha,
               "var_floor": float(self.var_floor), "init": self.init, "variance_update": self.variance_update}
-        if self.n_jobs is None or self.n_jobs == 1:
-            results = (fit_nbm(Z, rng, **kw) for rng in children)
-        else:
-            from joblib import Parallel, delayed
-
-            results = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")(
-                delayed(fit_nbm)(Z, rng, **kw) for rng in children)
-        if show_progress_enabled(self.show_progress):
-            from tqdm.auto import tqdm
-
-            results = tqdm(results, total=self.n_init, desc="NBM restarts")
-        runs = list(results)
+        # the online steps run in a kernel that releases the GIL: threads, no copies of Z
+        runs = run_starts(partial(_fit_nbm_start, Z, kw), self.n_init, self.random_state, n_jobs=self.n_jobs,
+                          prefer="threads", show_progress=self.show_progress, desc="NBM restarts")
         self.ll_traces_ = np.array([r.ll_trace for r in runs])
         self.best_init_ = int(np.argmax(self.ll_traces_[:, -1]))  # ties: the first restart
         best = runs[self.best_init_]

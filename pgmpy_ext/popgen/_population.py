@@ -22,18 +22,19 @@ from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
-from pgmpy_ext.clustering import (
-    LATENT_POLICIES,
-    combine_starts,
-    latent_class_data,
-    latent_class_single_start,
-    run_starts,
-)
+from pgmpy_ext.clustering import LATENT_POLICIES, combine_starts, latent_class_data, latent_class_single_start
 from pgmpy_ext.models import cpds_from_counts
 from pgmpy_ext.popgen._fst import FST_VARIANTS, fst_from_model, fst_reynolds
 from pgmpy_ext.popgen._genotypes import Genotypes, as_genotypes
 from pgmpy_ext.stats import MISSING_POLICIES, latent_class_log_joint
-from pgmpy_ext.utils import LOG_PROB_FLOOR, check_generator, check_option, log_normalize_rows, logsumexp_rows
+from pgmpy_ext.utils import (
+    LOG_PROB_FLOOR,
+    check_generator,
+    check_option,
+    log_normalize_rows,
+    logsumexp_rows,
+    run_starts,
+)
 
 __all__ = ["NClustersResult", "PopulationEMA", "choose_n_clusters", "pca_kmeans_labels"]
 
@@ -103,8 +104,9 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         Starts (the thesis's ``m``: 1000 for the toy and SNP data, 500 for HGDP).
     policy : {"best", "uniform", "averaging"}, default "best"
         Multi-start policy (spec section 6); chapter 8 uses ``"best"``.
-    eps : float, default 0.01
-        Stop a start when no parameter changes by more than ``eps`` (L-infinity; decision 6).
+    tol : float, default 0.01
+        Stop a start when no parameter (an allele frequency or a cluster weight) changes by more than ``tol``
+        (L-infinity; the thesis's rule and value, decision 6).
     alpha : float, default 1.0
         Dirichlet pseudo-count per cell (bnclassify's ``smooth``, pgmpy's ``pseudo_counts``); must be > 0.
     structure_prior : float, default 0.5
@@ -184,7 +186,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     """
 
     def __init__(self, n_clusters=2, *, ploidy=2, missing="impute", init="random", n_init=10, policy="best",
-                 eps=0.01, alpha=1.0, structure_prior=0.5, max_iter=1000, random_state=None, n_jobs=None,
+                 tol=0.01, alpha=1.0, structure_prior=0.5, max_iter=1000, random_state=None, n_jobs=None,
                  show_progress=False):
         self.n_clusters = n_clusters
         self.ploidy = ploidy
@@ -192,7 +194,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         self.init = init
         self.n_init = n_init
         self.policy = policy
-        self.eps = eps
+        self.tol = tol
         self.alpha = alpha
         self.structure_prior = structure_prior
         self.max_iter = max_iter
@@ -205,7 +207,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         check_scalar(self.ploidy, "ploidy", numbers.Integral, min_val=1)
         check_scalar(self.n_init, "n_init", numbers.Integral, min_val=1)
         check_scalar(self.max_iter, "max_iter", numbers.Integral, min_val=0)
-        check_scalar(self.eps, "eps", numbers.Real, min_val=0.0)
+        check_scalar(self.tol, "tol", numbers.Real, min_val=0.0)
         check_scalar(self.alpha, "alpha", numbers.Real)
         if not self.alpha > 0:
             raise ValueError(f"alpha == {self.alpha}, must be > 0 (EMA's marginal likelihoods are Dirichlet "
@@ -220,8 +222,9 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     def _single_start(self, data, init_fn, rng: np.random.Generator):
         init = init_fn(rng)
         return latent_class_single_start(data, int(self.n_clusters), rng, method="ema", alpha=float(self.alpha),
-                                         structure_prior=float(self.structure_prior), eps=float(self.eps), tol=None,
-                                         max_iter=int(self.max_iter), init=init, missing=self.missing)
+                                         structure_prior=float(self.structure_prior), tol=float(self.tol),
+                                         criterion="params", max_iter=int(self.max_iter), init=init,
+                                         missing=self.missing)
 
     def fit(self, X, y=None):
         """Cluster the individuals of ``X``.
@@ -264,9 +267,9 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
                 raise ValueError(f"init labels must be {g.n_individuals} integers in 0..{K - 1}; got an array of "
                                  f"shape {labels.shape}.")
             init_fn = _FixedInit(labels.astype(np.intp))
-        starts, scores, best = run_starts(partial(self._single_start, data, init_fn), int(self.n_init), rng,
-                                          lambda s: s.loglik, n_jobs=self.n_jobs, show_progress=self.show_progress,
-                                          desc="PopulationEMA starts")
+        starts = run_starts(partial(self._single_start, data, init_fn), int(self.n_init), rng, n_jobs=self.n_jobs,
+                            show_progress=self.show_progress, desc="PopulationEMA starts")
+        scores = np.array([s.loglik for s in starts], dtype=np.float64)
         result = combine_starts(data, starts, self.policy, missing=self.missing)
         self.n_individuals_ = g.n_individuals
         self.n_loci_in_ = g.n_loci
@@ -299,7 +302,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
                      if nonempty.sum() >= 2 else float("nan"))
         if not self.converged_:
             warnings.warn(f"PopulationEMA did not converge in max_iter={self.max_iter} iterations; increase max_iter "
-                          "or eps.", ConvergenceWarning, stacklevel=2)
+                          "or tol.", ConvergenceWarning, stacklevel=2)
         self.__dict__.pop("_model", None)  # model_ is built on first access (see the property)
         return self
 

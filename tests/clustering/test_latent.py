@@ -195,8 +195,8 @@ def test_ema_with_every_arc_forced_equals_em_step_by_step():
 
     enc = encode(X)
     data = latent_class_data(enc.codes, enc.cards)
-    em = latent_class_single_start(data, 2, np.random.default_rng(5), method="em", tol=None, eps=None, max_iter=15)
-    ema = latent_class_single_start(data, 2, np.random.default_rng(5), method="ema", structure_prior=1.0, eps=None,
+    em = latent_class_single_start(data, 2, np.random.default_rng(5), method="em", tol=None, max_iter=15)
+    ema = latent_class_single_start(data, 2, np.random.default_rng(5), method="ema", structure_prior=1.0, tol=None,
                                     max_iter=15)
     assert em.n_iter == ema.n_iter == 15
     assert_allclose(ema.ll_trace, em.ll_trace, rtol=1e-13)
@@ -221,7 +221,7 @@ def test_em_never_decreases_its_objective(seed, alpha, missing):
     objective = []
     for t in range(0, 25, 3):
         s = latent_class_single_start(data, 3, np.random.default_rng(seed), method="em", alpha=alpha,
-                                      missing=missing, tol=None, eps=None, max_iter=t)
+                                      missing=missing, tol=None, max_iter=t)
         objective.append(s.loglik + alpha * (np.log(s.theta).sum() + np.log(s.weights).sum()))
         if alpha == 0:
             assert np.all(np.diff(s.ll_trace) >= -1e-9 * np.abs(s.ll_trace[1:]))

@@ -268,7 +268,7 @@ def test_latent_class_em_over_persisted_partitions_equals_in_memory(method):
     mem = encode(df, states=data.state_names, missing="skip")
     parts = pdask.persist_distinct(data)
     prepared = latent_class_data(mem.codes, mem.cards)
-    kw = {"method": method, "alpha": 1.0, "max_iter": 5, "tol": None, "eps": None}
+    kw = {"method": method, "alpha": 1.0, "max_iter": 5, "tol": None}
     ref = latent_class_single_start(prepared, 3, np.random.default_rng(0), **kw)
     got = latent_class_single_start(prepared, 3, np.random.default_rng(0), estep=partial(pdask.latent_class_estep,
                                                                                           parts), **kw)

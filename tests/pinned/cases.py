@@ -84,7 +84,8 @@ def latent_engine_em_both_rules():
     data = latent_class_data(X, X.max(axis=0) + 1)
     out = {}
     for k, rng in enumerate(np.random.default_rng(6).spawn(3)):
-        s = latent_class_single_start(data, 2, rng, method="em", alpha=1.0, eps=0.01, tol=1e-6, max_iter=1000)
+        s = latent_class_single_start(data, 2, rng, method="em", alpha=1.0, criterion=("objective", "params"),
+                                      tol=(1e-6, 0.01), max_iter=1000)
         out[f"start{k}"] = {"ll_trace": _floats(s.ll_trace), "n_iter": int(s.n_iter), "converged": bool(s.converged)}
     return out
 
@@ -222,7 +223,7 @@ def latent_em():
             warnings.simplefilter("ignore")
             est = LatentEM(random_state=16, **kw)
             bn.fit(df, estimator=est)
-        out[name] = {"ll_trace": _floats(est.loglik_trace_), "n_iter": int(est.n_iter_),
+        out[name] = {"ll_trace": _floats(est.ll_trace_), "n_iter": int(est.n_iter_),
                      "converged": bool(est.converged_),
                      "cpds": {c.variable: _floats(c.get_values()) for c in est.parameters_}}
     return out
