@@ -9,7 +9,7 @@ from sklearn.utils import check_scalar
 from pgmpy_ext.classifiers._base import BNClassifierBase
 from pgmpy_ext.stats import K2_SCORE_KINDS
 from pgmpy_ext.structure import fit_k2
-from pgmpy_ext.utils import check_option, fill_doc
+from pgmpy_ext.utils import Interval, Options, fill_doc
 
 __all__ = ["K2Classifier"]
 
@@ -44,9 +44,7 @@ class K2Classifier(BNClassifierBase):
         ``pseudo_counts``); 0 gives maximum likelihood.
     estimator : pgmpy DiscreteParameterEstimator, optional
         Used instead of the built-in counts when given; a fresh copy is fitted, ``alpha`` is then ignored.
-    n_jobs : int, default 1
-        Threads for the K2 search (one variable per thread at a time) and the posterior kernel (results do not
-        depend on it).
+    %(n_jobs)s
     random_state : None, int or numpy Generator
         Seeds ``order="random"``.
     show_progress : bool, default False
@@ -98,7 +96,7 @@ class K2Classifier(BNClassifierBase):
     """
 
     def __init__(self, *, max_parents=5, order=None, scoring_method="bayes", score_alpha=0.5, init_naive_bayes=True,
-                 alpha=0.5, estimator=None, n_jobs=1, random_state=None, show_progress=False,
+                 alpha=0.5, estimator=None, n_jobs=None, random_state=None, show_progress=False,
                  handle_unknown="ignore", missing="available_case"):
         self.max_parents = max_parents
         self.order = order
@@ -113,13 +111,17 @@ class K2Classifier(BNClassifierBase):
         self.handle_unknown = handle_unknown
         self.missing = missing
 
+    _parameter_constraints = {**BNClassifierBase._parameter_constraints,
+                              "max_parents": [Interval(numbers.Integral, 0, None)],
+                              "order": [None, Options("data", "random"), "array-like"],
+                              "scoring_method": [Options(K2_SCORE_KINDS)],
+                              "score_alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+                              "init_naive_bayes": ["boolean"]}
+
     def _check_params(self):
         super()._check_params()
-        check_scalar(self.max_parents, "max_parents", numbers.Integral, min_val=1 if self.init_naive_bayes else 0)
-        check_option(self.scoring_method, "scoring_method", K2_SCORE_KINDS)
-        check_scalar(self.score_alpha, "score_alpha", numbers.Real, min_val=0.0, include_boundaries="neither")
-        if self.order is not None and isinstance(self.order, bytes):
-            raise TypeError(f"order must be 'data', 'random' or a sequence of feature names, got {self.order!r}.")
+        if self.init_naive_bayes:  # the class counts among the parents (WEKA)
+            check_scalar(self.max_parents, "max_parents", numbers.Integral, min_val=1)
 
     def _fit_structure(self, data, class_node, rng):
         return fit_k2(data, class_node, max_parents=self.max_parents, order=self.order,

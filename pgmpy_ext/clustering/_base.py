@@ -19,7 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
-from pgmpy_ext.data import DiscreteInputMixin, EncodedData, encode
+from pgmpy_ext.data import DiscreteInputMixin, EncodedData, check_no_missing, encode
 from pgmpy_ext.models import multinet_to_network
 from pgmpy_ext.utils import log_normalize_rows, logsumexp_rows, run_starts
 
@@ -105,9 +105,16 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
     and ``score`` its mean (as ``sklearn.mixture.GaussianMixture``).
     """
 
+    #: The vocabulary's constraints (:data:`pgmpy_ext.data.PARAMETER_VOCABULARY`); ``missing`` and
+    #: ``handle_unknown`` are what ``predict*``/``score`` do with NaN/None and unseen values (``fit`` needs complete
+    #: rows unless ``_fit_allows_missing``). Subclasses add their options.
+    _parameter_constraints = dict(DiscreteInputMixin._parameter_constraints)
+
     # ------------------------------------------------------------------ hooks
     def _check_params(self) -> None:
-        raise NotImplementedError
+        """Check the options against ``_parameter_constraints``; a subclass with cross-option rules calls this
+        first (:func:`pgmpy_ext.utils.check_params`)."""
+        self._check_common_params()
 
     def _prepare_starts(self, data: EncodedData):
         return data
@@ -155,7 +162,6 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         self
         """
         self._check_params()
-        self._check_common_params()
         frame = self._fit_frame(X)
         if self._fit_allows_missing:
             self.encoder_ = encode(frame, missing="skip")
@@ -206,9 +212,9 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         distribution, hence every posterior, is the multinet's), with ``order`` passed on.
         """
         check_is_fitted(self)
-        if hasattr(self, "model_"):
-            return self.model_
-        return multinet_to_network(self.models_, self.weights_, cluster_node=self.cluster_node_, order=order)
+        if "models_" in self.__dict__:
+            return multinet_to_network(self.models_, self.weights_, cluster_node=self.cluster_node_, order=order)
+        return self.model_
 
     def _check_no_missing(self, frame) -> None:
         """Refuse missing training cells, naming the first one (column, row index label) and the reason."""
@@ -229,6 +235,8 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         frame = self._predict_frame(X, columns)
         if frame.shape[0] == 0:
             return np.zeros((0, len(columns)), dtype=np.int32)
+        if getattr(self, "missing", "available_case") == "error":
+            check_no_missing(frame[columns], f"{type(self).__name__}.predict")
         states = {c: self.encoder_.states[k] for k, c in enumerate(columns)}
         return encode(frame[columns], states=states, missing="skip", strict_states=True,
                       handle_unknown=getattr(self, "handle_unknown", "error")).codes

@@ -25,6 +25,7 @@ row are a multinomial draw, which is the same chain as sampling each row's label
 from __future__ import annotations
 
 import itertools
+import numbers
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -39,7 +40,7 @@ from pgmpy_ext.clustering._latent import (
     latent_class_data,
     latent_class_single_start,
 )
-from pgmpy_ext.utils import run_starts
+from pgmpy_ext.utils import Interval, fill_doc, run_starts
 
 __all__ = ["BruteForceResult", "BruteForceSNBAveraging", "brute_force_snb", "candidate_log_evidence",
            "dirichlet_log_pdf", "log_ml_independent"]
@@ -225,15 +226,18 @@ class BruteForceResult:
         return [self.theta[s, self.offsets[i]:self.offsets[i + 1]] for i in range(len(self.offsets) - 1)]
 
     def log_joint(self, codes: np.ndarray) -> np.ndarray:
-        """``log P_BF(x, c)`` of complete rows (codes (N, n)): the structure-posterior mixture of joints, (N, K)."""
+        """``log P_BF(x, c)`` of rows (codes (N, n), -1 = missing): the structure-posterior mixture of joints, (N, K).
+        A missing cell is summed out exactly (in every naive Bayes its factor sums to 1)."""
         codes = np.asarray(codes)
         logt = np.log(self.theta)                                         # (S, R, K)
+        logt = np.concatenate([logt, np.zeros((logt.shape[0], 1, logt.shape[2]))], axis=1)  # row R: log 1
         with np.errstate(divide="ignore"):
             lw = np.log(self.posterior)[:, None, None] + np.log(self.weights)[:, None, :]
         out = np.empty((codes.shape[0], self.weights.shape[1]))
         step = max(1, 2 ** 22 // max(1, self.theta.shape[0] * codes.shape[1]))   # bounded memory
         for a in range(0, codes.shape[0], step):
-            idx = self.offsets[:-1][None, :] + codes[a:a + step]              # (B, n) rows of theta
+            block = codes[a:a + step]
+            idx = np.where(block >= 0, self.offsets[:-1][None, :] + block, self.theta.shape[1])  # (B, n) rows
             per_s = lw + logt[:, idx, :].sum(axis=2)                          # (S, B, K)
             out[a:a + step] = logsumexp(per_s, axis=0)
         return out
@@ -325,6 +329,7 @@ def brute_force_snb(codes, cards, n_clusters: int = 2, *, random_state=None, n_i
                             np.array([r[8] for r in results], dtype=bool))
 
 
+@fill_doc
 class BruteForceSNBAveraging(BaseBNMixture):
     """Bayesian model average over all 2^n selective naive Bayes structures (seed 001 section 7.5.1).
 
@@ -341,12 +346,15 @@ class BruteForceSNBAveraging(BaseBNMixture):
     n_burn, n_gibbs : int, default 1000, 5000
         Gibbs sweeps of the Candidate method (decision 12).
     tol : float, default 1e-6
-        EM's relative log-likelihood stopping threshold.
+        EM's stopping threshold: the observed-data log-likelihood changes by at most ``tol * |LL|`` between
+        iterations (relative change).
     max_iter : int, default 1000
     random_state : None, int or Generator
     n_jobs : int, optional
         Structures in parallel; the result does not depend on it.
     show_progress : bool, default False
+    %(handle_unknown)s
+    %(missing_fit_complete)s
 
     Attributes
     ----------
@@ -359,6 +367,14 @@ class BruteForceSNBAveraging(BaseBNMixture):
         Posterior-weighted P(C).
     labels_ : ndarray (n_samples,)
         MAP cluster of every training row under the mixture of joints.
+    log_likelihood_ : float
+        Observed-data log-likelihood of the training rows under the mixture of joints (natural log).
+    ll_trace_ : ndarray
+        Log-likelihood trace of the best EM start of the most probable structure.
+    n_iter_ : int
+        EM iterations of that start.
+    converged_ : bool
+        Whether the best EM start of every structure met ``tol``.
     model_ : DiscreteBayesianNetwork
         The posterior-weighted *parameter* average as one naive Bayes with a latent cluster node, for export
         (predictions use the exact mixture of joints, which is not a single naive Bayes).
@@ -372,9 +388,15 @@ class BruteForceSNBAveraging(BaseBNMixture):
     ((8,), 1.0)
     """
 
+    _parameter_constraints = {**BaseBNMixture._parameter_constraints,
+                              "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+                              "n_burn": [Interval(numbers.Integral, 0, None)],
+                              "n_gibbs": [Interval(numbers.Integral, 1, None)],
+                              "max_iter": [Interval(numbers.Integral, 1, None)]}
+
     def __init__(self, *, n_clusters: int = 2, n_init: int = 30, alpha: float = 1.0, n_burn: int = 1000,
                  n_gibbs: int = 5000, tol: float = 1e-6, max_iter: int = 1000, random_state=None, n_jobs=None,
-                 show_progress: bool = False):
+                 show_progress: bool = False, handle_unknown: str = "ignore", missing: str = "available_case"):
         self.n_clusters = n_clusters
         self.n_init = n_init
         self.alpha = alpha
@@ -385,21 +407,12 @@ class BruteForceSNBAveraging(BaseBNMixture):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.show_progress = show_progress
-
-    def _check_params(self) -> None:
-        from sklearn.utils import check_scalar
-
-        check_scalar(self.n_clusters, "n_clusters", int, min_val=1)
-        check_scalar(self.n_init, "n_init", int, min_val=1)
-        check_scalar(self.alpha, "alpha", (int, float), min_val=0, include_boundaries="neither")
-        check_scalar(self.n_burn, "n_burn", int, min_val=0)
-        check_scalar(self.n_gibbs, "n_gibbs", int, min_val=1)
-        check_scalar(self.max_iter, "max_iter", int, min_val=1)
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     def fit(self, X, y=None):
         """Fit every selective structure on the rows of ``X`` (complete discrete data) and average them."""
         self._check_params()
-        self._check_common_params()
         frame = self._fit_frame(X)
         self._check_no_missing(frame)
         from pgmpy_ext.data import encode
@@ -417,15 +430,18 @@ class BruteForceSNBAveraging(BaseBNMixture):
         self.arc_posterior_ = res.arc_posterior
         self.structure_posterior_ = res.posterior
         self.weights_ = res.posterior @ res.weights
-        self.labels_ = np.argmax(res.log_joint(codes), axis=1).astype(np.intp)
+        joint = res.log_joint(codes)
+        self.labels_ = np.argmax(joint, axis=1).astype(np.intp)
+        self.log_likelihood_ = float(logsumexp(joint, axis=1).sum())
+        best = int(np.argmax(res.posterior))
+        self.ll_trace_ = np.asarray(res.ll_traces[best], dtype=np.float64)
+        self.n_iter_ = int(res.n_iter[best])
+        self.converged_ = bool(res.converged.all())
         self._name_cluster_node()
         self._build_models()
         return self
 
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
-        if (codes < 0).any():
-            raise ValueError("BruteForceSNBAveraging predicts complete rows only (a missing or unseen value was "
-                             "given).")
         return self.result_.log_joint(codes)
 
     def _build_models(self) -> None:

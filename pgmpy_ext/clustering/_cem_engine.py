@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.utils import check_scalar
 
-from pgmpy_ext.data import EncodedData
+from pgmpy_ext.data import PARAMETER_VOCABULARY, EncodedData
 from pgmpy_ext.stats import (
     MultinetLayout,
     PairwiseCounts,
@@ -44,7 +44,7 @@ from pgmpy_ext.structure import (
     sbn_code_length,
     sbn_walk,
 )
-from pgmpy_ext.utils import check_generator, check_option, iterate
+from pgmpy_ext.utils import Interval, Options, check_option, check_params, iterate
 
 __all__ = ["CEM_MODELS", "CEM_INITS", "EMPTY_CLUSTER_POLICIES", "CEMParams", "CEMStart", "CEMStarts", "CEMResult",
            "MStep", "cem_single_start", "check_cem_params", "initial_partition", "prepare_cem_starts"]
@@ -63,21 +63,28 @@ COMPRESS_BELOW = 0.7
 
 
 
+#: CEM's constraints (:func:`pgmpy_ext.utils.check_params`): the table of
+#: :class:`~pgmpy_ext.clustering.CEMClustering`, also checked by the engine functions.
+CEM_PARAMETER_CONSTRAINTS = {
+    **PARAMETER_VOCABULARY,
+    "model": [Options(CEM_MODELS)], "n_stochastic_steps": [Interval(numbers.Integral, 0, None)],
+    "max_classification_steps": [Interval(numbers.Integral, 0, None)],
+    "init": [Options(CEM_INITS), "array-like"], "empty_cluster": [Options(EMPTY_CLUSTER_POLICIES)],
+    "stopping": [Options(SBN_STOPPING)],
+}
+
+
 def _check_model_options(model, alpha, stopping) -> None:
-    check_option(model, "model", CEM_MODELS)
-    check_scalar(alpha, "alpha", numbers.Real, min_val=0.0)
-    if not np.isfinite(alpha):
-        raise ValueError(f"alpha == {alpha!r}, must be a finite number >= 0.")
-    check_option(stopping, "stopping", SBN_STOPPING)
+    check_params(None, CEM_PARAMETER_CONSTRAINTS, {"model": model, "alpha": alpha, "stopping": stopping})
 
 
 def check_cem_params(n_clusters, *, model="cl", n_init=10, n_stochastic_steps=200, max_classification_steps=100,
                      init="random_seeds", empty_cluster="reseed", alpha=0.0, stopping="marginal", n_jobs=None,
                      random_state=None) -> None:
-    """Validate CEM's options: the one check shared by :class:`~pgmpy_ext.clustering.CEMClustering`,
-    :func:`~pgmpy_ext.clustering.fit_cem` and :func:`cem_single_start` (ValueError naming the valid values, or
-    ``check_scalar``'s TypeError/ValueError). Array-valued ``init`` (seed coordinates) is checked against the data
-    later, by :func:`prepare_cem_starts`.
+    """Validate CEM's options against :data:`CEM_PARAMETER_CONSTRAINTS`: the one check shared by
+    :class:`~pgmpy_ext.clustering.CEMClustering`, :func:`~pgmpy_ext.clustering.fit_cem` and
+    :func:`cem_single_start`. Array-valued ``init`` (seed coordinates) is checked against the data later, by
+    :func:`prepare_cem_starts`.
 
     Examples
     --------
@@ -86,18 +93,10 @@ def check_cem_params(n_clusters, *, model="cl", n_init=10, n_stochastic_steps=20
     ...
     ValueError: model == 'foo', must be one of ('cl', 'tan', 'sbn').
     """
-    check_scalar(n_clusters, "n_clusters", numbers.Integral, min_val=1)
-    check_option(model, "model", CEM_MODELS)
-    check_scalar(n_init, "n_init", numbers.Integral, min_val=1)
-    check_scalar(n_stochastic_steps, "n_stochastic_steps", numbers.Integral, min_val=0)
-    check_scalar(max_classification_steps, "max_classification_steps", numbers.Integral, min_val=0)
-    if isinstance(init, str):
-        check_option(init, "init", CEM_INITS)
-    check_option(empty_cluster, "empty_cluster", EMPTY_CLUSTER_POLICIES)
-    _check_model_options(model, alpha, stopping)
-    if n_jobs is not None:
-        check_scalar(n_jobs, "n_jobs", numbers.Integral)
-    check_generator(random_state)
+    check_params(None, CEM_PARAMETER_CONSTRAINTS, {
+        "n_clusters": n_clusters, "model": model, "n_init": n_init, "n_stochastic_steps": n_stochastic_steps,
+        "max_classification_steps": max_classification_steps, "init": init, "empty_cluster": empty_cluster,
+        "alpha": alpha, "stopping": stopping, "n_jobs": n_jobs, "random_state": random_state})
 
 
 @dataclass(eq=False)
@@ -158,8 +157,8 @@ class MStep:
 
     def __init__(self, data: EncodedData, n_clusters: int, model: str, alpha: float = 0.0,
                  stopping: str = "marginal", unique: UniqueRows | None = None):
-        check_scalar(n_clusters, "n_clusters", numbers.Integral, min_val=1)
-        _check_model_options(model, alpha, stopping)
+        check_params(None, CEM_PARAMETER_CONSTRAINTS, {"n_clusters": n_clusters, "model": model, "alpha": alpha,
+                                                       "stopping": stopping})
         self.K = int(n_clusters)
         self.model = model
         self.alpha = float(alpha)

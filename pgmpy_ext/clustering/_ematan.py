@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
@@ -31,7 +30,7 @@ from pgmpy_ext.stats import (
     tan_mixture_constants,
     unique_rows,
 )
-from pgmpy_ext.utils import check_generator, check_option, dirichlet_tables, iterate
+from pgmpy_ext.utils import Interval, Options, check_generator, check_option, dirichlet_tables, fill_doc, iterate
 
 __all__ = ["EMATANClustering", "EMATANData", "EMATANStart", "MODEL_MAX_CPD_SIZE", "POLICIES",
            "combine_ematan_starts", "random_nb_resp", "ematan_single_start", "prepare_ematan"]
@@ -260,6 +259,7 @@ def _check_order(order, columns: list) -> np.ndarray | None:
         raise ValueError(f"order must list every column once (columns: {columns!r}), got {labels!r}.") from None
 
 
+@fill_doc
 class EMATANClustering(BaseBNMixture):
     r"""Clustering by expectation model averaging over TAN/forest structures (EMA-TAN).
 
@@ -297,10 +297,11 @@ class EMATANClustering(BaseBNMixture):
         model, shared by its starts); "columns" uses the column order.
     random_state : None, int or numpy.random.Generator, default None
         Seeds the order and the starts (one spawned child generator per start).
-    n_jobs : int or None, default None
-        Starts run in parallel with joblib; the result does not depend on it.
+    %(n_jobs)s
     show_progress : bool, default False
         Progress bar over the starts (also needs ``pgmpy.config.SHOW_PROGRESS``).
+    %(handle_unknown)s
+    %(missing_fit_complete)s
 
     Attributes
     ----------
@@ -333,7 +334,7 @@ class EMATANClustering(BaseBNMixture):
         Whether the best start (every start, for the averaging policies) met ``tol``.
     degenerate_ : bool
         The final model ignores the cluster (spec section 4.8).
-    start_logliks_ : ndarray (n_init,)
+    start_scores_ : ndarray (n_init,)
     start_weights_ : ndarray (n_init,)
         Weight of every start in the final model (one-hot for "best").
     cluster_node_, encoder_, n_features_in_, feature_names_in_ : as in every pgmpy-ext clusterer.
@@ -386,7 +387,8 @@ class EMATANClustering(BaseBNMixture):
     """
 
     def __init__(self, n_clusters=2, *, alpha=1.0, tol=0.01, max_iter=1000, n_init=10, policy="best", order=None,
-                 random_state=None, n_jobs=None, show_progress=False):
+                 random_state=None, n_jobs=None, show_progress=False, handle_unknown="ignore",
+                 missing="available_case"):
         self.n_clusters = n_clusters
         self.alpha = alpha
         self.tol = tol
@@ -397,15 +399,15 @@ class EMATANClustering(BaseBNMixture):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     # ------------------------------------------------------------------ options and data
-    def _check_params(self) -> None:
-        check_scalar(self.n_clusters, "n_clusters", numbers.Integral, min_val=1)
-        check_scalar(self.alpha, "alpha", numbers.Real, min_val=0.0, include_boundaries="neither")
-        check_scalar(self.tol, "tol", numbers.Real, min_val=0.0, include_boundaries="neither")
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, min_val=1)
-        check_scalar(self.n_init, "n_init", numbers.Integral, min_val=1)
-        check_option(self.policy, "policy", POLICIES)
+    _parameter_constraints = {**BaseBNMixture._parameter_constraints,
+                              "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+                              "tol": [Interval(numbers.Real, 0, None, closed="neither")],
+                              "max_iter": [Interval(numbers.Integral, 1, None)], "policy": [Options(POLICIES)],
+                              "order": [None, Options("columns"), "array-like"]}
 
     def _check_no_missing(self, frame) -> None:
         na = frame.isna().to_numpy()
@@ -460,7 +462,7 @@ class EMATANClustering(BaseBNMixture):
         self.n_iter_ = int(best.n_iter)
         self.converged_ = bool(combined.converged if self.policy != "best" else best.converged)
         self.degenerate_ = bool(combined.degenerate)
-        self.start_logliks_ = np.asarray(scores, dtype=np.float64)
+        self.start_scores_ = np.asarray(scores, dtype=np.float64)
         self.start_weights_ = pi
 
     def _build_models(self) -> None:

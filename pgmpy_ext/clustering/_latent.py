@@ -17,7 +17,7 @@ The E step is the Cython kernel :func:`pgmpy_ext.stats.latent_class_estep`. The 
 
 Ploidy (spec 9.2): a variable's ``P`` code columns share its parameters, the cluster counts are individuals and
 the variable counts allele copies; a missing copy adds :math:`q_{dj} \theta_{ijk}` (``missing="impute"``, eq. 8.1)
-or nothing (``"ignore"``). With ploidy 1 and complete data both reduce to plain EM / EMA.
+or nothing (``"available_case"``). With ploidy 1 and complete data both reduce to plain EM / EMA.
 """
 
 from __future__ import annotations

@@ -5,14 +5,14 @@ chapter 5 (spec ``docs/decisions/seed000-sbn-cem-nbm.md`` sections 5 and 8.5, de
 from pgmpy_ext.maps._nbsom import (
     NaiveBayesMap,
     NBMResult,
-    alpha_schedule,
     count_foldovers,
     fit_nbm,
+    learning_rate_schedule,
     nbm_unit_square,
     sigma_schedule,
 )
 from pgmpy_ext.maps._plots import plot_lattice, plot_ll_trace, plot_map, plot_posterior, plot_quality
 
-__all__ = ["NBMResult", "NaiveBayesMap", "alpha_schedule", "count_foldovers", "fit_nbm", "nbm_unit_square",
+__all__ = ["NBMResult", "NaiveBayesMap", "count_foldovers", "fit_nbm", "learning_rate_schedule", "nbm_unit_square",
            "sigma_schedule"]
 __all__ += ["plot_lattice", "plot_ll_trace", "plot_map", "plot_posterior", "plot_quality"]

@@ -15,13 +15,12 @@ import warnings
 import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_scalar
 
 from pgmpy_ext._compat import DAG, DiscreteBayesianNetwork, DiscreteParameterEstimator, TabularCPD
-from pgmpy_ext.data import encode
+from pgmpy_ext.data import PARAMETER_VOCABULARY, encode
 from pgmpy_ext.models import cpds_from_layout, sorted_parents
 from pgmpy_ext.stats import NetworkLayout, estep_accumulate, unique_rows
-from pgmpy_ext.utils import check_generator, dirichlet_tables, iterate
+from pgmpy_ext.utils import Interval, Options, check_generator, check_params, dirichlet_tables, iterate
 
 __all__ = ["LatentEM"]
 
@@ -123,13 +122,13 @@ class LatentEM(DiscreteParameterEstimator):
         self.show_progress = show_progress
         super().__init__(state_names=state_names)
 
+    _parameter_constraints = {**PARAMETER_VOCABULARY, "state_names": [None, dict],
+                              "latent_card": [None, Interval(numbers.Integral, 1, None), dict],
+                              "init_cpds": [None, Options("random"), dict],
+                              "min_prob": [Interval(numbers.Real, 0, 1)]}
+
     def _check_params(self):
-        check_scalar(self.alpha, "alpha", numbers.Real, min_val=0.0)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, min_val=0)
-        check_scalar(self.tol, "tol", numbers.Real, min_val=0.0)
-        check_scalar(self.min_prob, "min_prob", numbers.Real, min_val=0.0, max_val=1.0)
-        if not (self.init_cpds is None or self.init_cpds == "random" or isinstance(self.init_cpds, dict)):
-            raise ValueError(f"init_cpds must be None, 'random' or {{node: TabularCPD}}; got {self.init_cpds!r}.")
+        check_params(self)
 
     def fit(self, model, data: pd.DataFrame, sample_weight=None):
         """Estimate the CPDs of ``model`` (one latent node) from ``data`` by EM.
@@ -173,8 +172,9 @@ class LatentEM(DiscreteParameterEstimator):
                              "pgmpy_ext.clustering.LatentClassEM, which sums missing cells out exactly.")
         given = dict(self.state_names or {})
         enc = encode(frame, states={v: given[v] for v in observed if v in given})
-        card = self.latent_card.get(H, 2) if isinstance(self.latent_card, dict) else (self.latent_card or 2)
-        check_scalar(card, "latent_card", numbers.Integral, min_val=1)
+        card = (self.latent_card.get(H, 2) if isinstance(self.latent_card, dict)
+                else 2 if self.latent_card is None else self.latent_card)
+        check_params(None, {"latent_card": [Interval(numbers.Integral, 1, None)]}, {"latent_card": card})
         h_states = list(given.get(H, range(int(card))))
         if len(h_states) != int(card):
             raise ValueError(f"state_names gives {len(h_states)} states for the latent node {H!r} and latent_card "

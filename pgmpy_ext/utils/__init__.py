@@ -11,9 +11,17 @@ from pgmpy_ext.utils._iterative import (
     run_starts,
 )
 from pgmpy_ext.utils._math import LOG_PROB_FLOOR, LOG_TINY, log_normalize_rows, logsumexp_rows, normalize_columns
-from pgmpy_ext.utils.validation import check_generator, check_option, effective_n_threads
+from pgmpy_ext.utils.validation import (
+    ANY,
+    Interval,
+    Options,
+    check_generator,
+    check_option,
+    check_params,
+    effective_n_threads,
+)
 
-__all__ = ["check_generator", "check_option", "effective_n_threads"]
+__all__ = ["ANY", "Interval", "Options", "check_generator", "check_option", "check_params", "effective_n_threads"]
 __all__ += ["LOG_PROB_FLOOR", "LOG_TINY", "log_normalize_rows", "logsumexp_rows", "normalize_columns"]
 __all__ += ["DOC_PARAMS", "fill_doc"]
 __all__ += ["CONVERGENCE_CRITERIA", "EMSteps", "IterativeFit", "dirichlet_tables", "iterate", "relative_change",

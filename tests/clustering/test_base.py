@@ -125,6 +125,17 @@ def test_refit_drops_the_other_export():
     assert_allclose(net.get_cpds("cluster").values.ravel(), [0.5, 0.5])
 
 
+def _ve_posterior(model, X):
+    from pgmpy_ext._compat import VariableElimination
+
+    ve = VariableElimination(model)
+    out = []
+    for _, row in X.iterrows():
+        q = ve.query(["cluster"], evidence=row.to_dict(), show_progress=False)
+        out.append(q.values)
+    return np.array(out)
+
+
 def test_cem_clustering_is_a_bn_mixture():
     cem = CEMClustering(2, model="tan", n_init=2, n_stochastic_steps=3, random_state=0)
     assert isinstance(cem, BaseBNMixture)
@@ -133,5 +144,6 @@ def test_cem_clustering_is_a_bn_mixture():
     assert_array_equal(cem.fit_predict(X2), cem.labels_)
     assert_array_equal(cem.predict_joint_log_proba(X2).argmax(axis=1), cem.predict(X2))
     cem.set_params(model="cl").fit(X2)
-    assert not hasattr(cem, "model_")
     assert sorted(cem.models_) == [0, 1]
+    assert cem.model_.latents == {"cluster"}  # the multinet as one network, exact
+    assert_allclose(cem.predict_proba(X2), _ve_posterior(cem.model_, X2), rtol=1e-9, atol=1e-12)

@@ -94,7 +94,7 @@ def ematan():
     from pgmpy_ext.clustering import EMATANClustering
 
     est = EMATANClustering(2, n_init=3, order="columns", random_state=0).fit(_blobs(seed=7))
-    return {**_mixture(est), "start_logliks": _floats(est.start_logliks_)}
+    return {**_mixture(est), "start_logliks": _floats(est.start_scores_)}
 
 
 def ematan_uniform():
@@ -109,7 +109,7 @@ def emtan():
 
     est = EMTANClustering(2, n_init=3, random_state=0).fit(_blobs(seed=9))
     return {**_mixture(est), "n_structure_changes": int(est.n_structure_changes_),
-            "start_logliks": _floats(est.start_logliks_)}
+            "start_logliks": _floats(est.start_scores_)}
 
 
 def emtan_short():
@@ -125,7 +125,7 @@ def em_complete_bn():
     from pgmpy_ext.clustering import EMCompleteBNClustering
 
     est = EMCompleteBNClustering(2, n_init=3, order="columns", random_state=0).fit(_blobs(seed=11, n_features=3))
-    return {**_mixture(est), "start_logliks": _floats(est.start_logliks_)}
+    return {**_mixture(est), "start_logliks": _floats(est.start_scores_)}
 
 
 def _ci(**kw):
@@ -195,7 +195,7 @@ def population_ema():
                                 random_state=0)
     est = PopulationEMA(n_clusters=2, n_init=3, random_state=0).fit(a)
     return {**_mixture(est), "arc_posterior": _floats(np.nan_to_num(est.arc_posterior_, nan=-1.0)),
-            "start_log_likelihoods": _floats(est.start_log_likelihoods_)}
+            "start_log_likelihoods": _floats(est.start_scores_)}
 
 
 def population_ema_pca_ignore():
@@ -204,7 +204,7 @@ def population_ema_pca_ignore():
 
     a, _ = make_balding_nichols(n_individuals=40, n_populations=3, n_loci=30, fst=0.1, missing_rate=0.1,
                                 random_state=1)
-    est = PopulationEMA(n_clusters=3, n_init=2, init="pca-kmeans", missing="ignore", random_state=1).fit(a)
+    est = PopulationEMA(n_clusters=3, n_init=2, init="pca-kmeans", missing="available_case", random_state=1).fit(a)
     return _mixture(est)
 
 
@@ -235,7 +235,7 @@ def cem(model):
     est = CEMClustering(2, model=model, n_init=3, n_stochastic_steps=15, random_state=0).fit(_blobs(seed=17))
     return {"labels": _ints(est.labels_), "cml_trace": _floats(est.cml_trace_), "n_iter": int(est.n_iter_),
             "converged": bool(est.converged_), "best_stochastic_iter": int(est.best_stochastic_iter_),
-            "start_cmls": _floats(est.start_cmls_), "n_edges_trace": _ints(est.n_edges_trace_)}
+            "start_cmls": _floats(est.start_scores_), "n_edges_trace": _ints(est.n_edges_trace_)}
 
 
 def cem_reject():

@@ -123,7 +123,7 @@ def test_same_seed_same_model_for_any_n_jobs(diploid):
     np.testing.assert_array_equal(one.q_, two.q_)
 
 
-@pytest.mark.parametrize("missing", ["impute", "ignore"])
+@pytest.mark.parametrize("missing", ["impute", "available_case"])
 def test_pca_kmeans_and_label_starts(diploid, missing):
     a, pop = diploid
     labels = pca_kmeans_labels(a, 3, random_state=0)
