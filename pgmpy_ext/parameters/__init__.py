@@ -12,6 +12,7 @@ from pgmpy_ext.parameters._bound_collapse import (
 )
 from pgmpy_ext.parameters._tm import (
     LINE_SEARCHES,
+    SOLVERS,
     THESIS_GRID,
     TMEstimator,
     TMResult,
@@ -20,7 +21,8 @@ from pgmpy_ext.parameters._tm import (
     fit_tm,
 )
 
-__all__ = ["LINE_SEARCHES", "THESIS_GRID", "TMEstimator", "TMResult", "check_tm_params", "class_children", "fit_tm"]
+__all__ = ["LINE_SEARCHES", "SOLVERS", "THESIS_GRID", "TMEstimator", "TMResult", "check_tm_params", "class_children",
+           "fit_tm"]
 from pgmpy_ext.parameters._em import LatentEM  # noqa: E402
 
 __all__ += ["LatentEM"]
