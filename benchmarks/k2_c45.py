@@ -18,8 +18,8 @@ import scipy.io
 sys.path.insert(0, os.getcwd())  # measure the checkout we are run from (not an installed pgmpy_ext)
 
 from pgmpy_ext.classifiers import K2Classifier  # noqa: E402
-from pgmpy_ext.feature_selection import C45Classifier  # noqa: E402
 from pgmpy_ext.preprocessing import EqualWidthDiscretizer  # noqa: E402
+from pgmpy_ext.tree import C45Classifier  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "microarray" / "ALLAML.mat"
 

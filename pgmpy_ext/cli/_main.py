@@ -201,7 +201,7 @@ def _fit(args) -> int:
     if hasattr(clf, "model_"):
         network, kind = clf.model_, "single network"
     else:  # a multinet: one network per class, merged exactly into one network with the class as a root
-        from pgmpy_ext.clustering import multinet_to_network
+        from pgmpy_ext.models import multinet_to_network
 
         network = multinet_to_network(clf.models_, clf.class_prior_, cluster_node=class_node)
         network.latents = set()

@@ -16,7 +16,7 @@ from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD, show_progress
 from pgmpy_ext.classifiers import K2Classifier
 from pgmpy_ext.data import DiscreteInputMixin, encode
 from pgmpy_ext.ensembles._weighting import WEIGHTINGS, weighted_vote
-from pgmpy_ext.feature_selection import C45Classifier, used_tree_features
+from pgmpy_ext.tree import C45Classifier, used_tree_features
 from pgmpy_ext.utils import ANY, Interval, Options, fill_doc
 
 __all__ = ["BBNDTClassifier", "ITDTEnsembleClassifier"]

@@ -250,7 +250,7 @@ def fold_task(dataset: str, protocol: str, fold: int, st: Settings) -> dict:
             acc["BENCH (SVM members)"] = score(bsvm.fit(Xtr, ytr).predict(Xte))
         # J48 row of Table 4.3: part 1's C4.5 (J48 defaults) on the same 3-bin codes (nominal, multiway splits),
         # alone on all genes and as the BENCH member
-        from pgmpy_ext.feature_selection import C45Classifier
+        from pgmpy_ext.tree import C45Classifier
 
         acc["single C4.5 (bins)"] = score(C45Classifier(nominal="all").fit(Dtr, ytr).predict(Dte))
         bc45 = BENCHClassifier(biclusterer=bcs, estimator=C45Classifier(), fe_max_features=st.fe_max_features,

@@ -133,7 +133,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
 
     See Also
     --------
-    pgmpy_ext.feature_selection.used_tree_features : ``X'`` of any fitted tree (this one or scikit-learn's).
+    pgmpy_ext.tree.used_tree_features : ``X'`` of any fitted tree (this one or scikit-learn's).
 
     Notes
     -----
