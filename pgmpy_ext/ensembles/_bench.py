@@ -208,7 +208,7 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
         on each training matrix. Precomputed biclusters: a list of ``(row_indices, column_indices)`` pairs, or a
         ``(rows, columns)`` tuple of boolean arrays, positions in the ``X`` passed to ``fit``.
     estimator : classifier, optional
-        The member (cloned per dataset; ``random_state`` set from this one's). Default ``K2Classifier()`` (WEKA
+        The member (cloned per dataset; ``random_state`` set from this one's). Default ``K2Classifier(alpha=0.5)`` (WEKA
         K2, at most 5 parents, BAYES score and CPTs with alpha 0.5). Members see a DataFrame of Categorical bin
         codes.
     imputer : transformer, optional
@@ -450,7 +450,7 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
                           "gene; falling back to one member on all training rows and genes.", stacklevel=2)
             plans = [(-1, np.arange(A.shape[0]), np.arange(A.shape[1]))]
         seeds = rng.integers(2**31 - 1, size=len(plans))
-        est = self.estimator if self.estimator is not None else K2Classifier()
+        est = self.estimator if self.estimator is not None else K2Classifier(alpha=0.5)  # the thesis's WEKA K2
         y_lab = self.classes_[y_codes]
         it = plans
         if show_progress_enabled(self.show_progress):

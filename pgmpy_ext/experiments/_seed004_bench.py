@@ -91,10 +91,11 @@ def _member():
 
     # WEKA K2 as the thesis ran it: naive-Bayes start, the class counts as a parent, at most 5 parents
     # (decision 5), BAYES score and SimpleEstimator with alpha 0.5
-    return K2Classifier(max_parents=5)
+    return K2Classifier(max_parents=5, alpha=0.5)  # WEKA's K2, the thesis's member
 
 
-MEMBER_NAME = "K2Classifier(max_parents=5) (WEKA K2: naive-Bayes start, BAYES score alpha 0.5, CPTs alpha 0.5)"
+MEMBER_NAME = ("K2Classifier(max_parents=5, alpha=0.5) (WEKA K2: naive-Bayes start, BAYES score alpha 0.5, CPTs "
+               "alpha 0.5)")
 
 
 def _load(name: str, n_genes):

@@ -117,7 +117,7 @@ class _PgmpySearchClassifier(BNClassifierBase):
 
 def _learner(name: str):
     if name == "K2":
-        return K2Classifier()
+        return K2Classifier(alpha=0.5)  # WEKA's K2 (BAYES score and CPTs with 0.5), the thesis's setting
     if name == "HillClimber":
         return _PgmpySearchClassifier(search="hc", tabu_length=0)
     if name == "TabuSearch":

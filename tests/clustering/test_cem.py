@@ -522,12 +522,12 @@ def test_public_engine_pieces_validate_their_options():
         engine.initial_partition(data.codes, uniq.inverse[:2], 2, rng, "random_seeds")
 
 
-def test_multinet_converter_lives_in_models_and_stays_importable_from_clustering():
+def test_multinet_converter_lives_in_models_only():
     import pgmpy_ext.clustering as clustering
     import pgmpy_ext.models as models
 
-    assert clustering.multinet_to_network is models.multinet_to_network
-    assert clustering.minimal_parents is models.minimal_parents
+    assert "multinet_to_network" in models.__all__
+    assert not hasattr(clustering, "multinet_to_network")  # one public home (issue 24, D13)
     assert models.multinet_to_network.__module__ == "pgmpy_ext.models._multinet"
 
 
