@@ -193,6 +193,22 @@ def _wins(df: pd.DataFrame, metric: str, a: str, b: str, higher: bool) -> str:
            f"{int((d < -1e-12).sum())} of {len(d)} data sets"
 
 
+def _run(label: str, rows_of, names) -> pd.DataFrame:
+    rows = []
+    for name in names:
+        t0 = time.perf_counter()
+        rows += rows_of(name)
+        print(f"{label} {name}: {time.perf_counter() - t0:.1f} s", flush=True)
+    return pd.DataFrame(rows)
+
+
+def _against(df: pd.DataFrame, before: str, metrics) -> list[str]:
+    """Win/draw/loss lines of every candidate of the same family against ``before``."""
+    family = before.split()[0]
+    return [f"* {text}: {_wins(df, metric, other, before, higher)}" for other in df["learner"].unique()
+            if other.startswith(family) and other != before for text, metric, higher in metrics]
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("which", nargs="?", default="all", choices=["k2", "cem", "cem-models", "all"])
@@ -202,35 +218,19 @@ def main(argv=None) -> None:
     chosen = None if args.datasets is None else args.datasets.split(",")
     parts = [f"load average at start: {os.getloadavg()}"]
     if args.which in ("k2", "all"):
-        rows = []
-        for name in chosen or K2_DATASETS:
-            t0 = time.perf_counter()
-            rows += k2_rows(name)
-            print(f"k2 {name}: {time.perf_counter() - t0:.1f} s", flush=True)
-        df = pd.DataFrame(rows)
-        before = "K2 alpha=0.5, score_alpha=0.5 (WEKA, before)"
+        df = _run("k2", k2_rows, chosen or K2_DATASETS)
         parts += ["## K2Classifier: 10-fold CV accuracy", _table(df, "accuracy", ".4f"),
                   "## K2Classifier: 10-fold CV log-loss (lower is better)", _table(df, "log_loss", ".4f")]
-        for other in df["learner"].unique():
-            if other.startswith("K2") and other != before:
-                parts += [f"* accuracy: {_wins(df, 'accuracy', other, before, True)}",
-                          f"* log-loss: {_wins(df, 'log_loss', other, before, False)}"]
+        parts += _against(df, "K2 alpha=0.5, score_alpha=0.5 (WEKA, before)",
+                          [("accuracy", "accuracy", True), ("log-loss", "log_loss", False)])
     if args.which in ("cem", "all"):
-        rows = []
-        for name in chosen or CEM_DATASETS:
-            t0 = time.perf_counter()
-            rows += cem_rows(name)
-            print(f"cem {name}: {time.perf_counter() - t0:.1f} s", flush=True)
-        df = pd.DataFrame(rows)
-        before = "CEM alpha=0 (thesis, before)"
+        df = _run("cem", cem_rows, chosen or CEM_DATASETS)
         parts += ["## CEMClustering: 5-fold held-out log-likelihood per row (higher is better)",
                   _table(df, "heldout_ll", ".3f"),
                   "## CEMClustering: 5-fold held-out accuracy (clusters mapped to classes on the training rows)",
                   _table(df, "accuracy", ".4f"), "## seconds per fit", _table(df, "seconds", ".2f")]
-        for other in df["learner"].unique():
-            if other.startswith("CEM") and other != before:
-                parts += [f"* held-out LL: {_wins(df, 'heldout_ll', other, before, True)}",
-                          f"* accuracy: {_wins(df, 'accuracy', other, before, True)}"]
+        parts += _against(df, "CEM alpha=0 (thesis, before)",
+                          [("held-out LL", "heldout_ll", True), ("accuracy", "accuracy", True)])
     if args.which == "cem-models":
         df = pd.DataFrame([r for name in chosen or CEM_MODEL_DATASETS for r in cem_model_rows(name)])
         parts += ["## CEMClustering(alpha=0.5) by model: held-out accuracy", _table(df, "accuracy", ".3f"),
