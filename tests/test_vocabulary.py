@@ -177,3 +177,25 @@ def test_readme_table_helper_can_fail():
 
 if __name__ == "__main__":  # print the table for README.md
     print(readme_table())
+
+
+# ------------------------------------------------------------------------------------------------ issue examples
+def test_issue_examples_numpy_scalars_and_silent_values():
+    import pandas as pd
+
+    from pgmpy_ext._compat import DiscreteBayesianNetwork
+    from pgmpy_ext.maps import NaiveBayesMap
+    from pgmpy_ext.parameters import LatentEM
+
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    a = NaiveBayesMap(grid=(np.int64(3), 3), n_epochs=np.int64(2), n_init=np.int64(2), random_state=0).fit(X)
+    b = NaiveBayesMap(grid=(3, 3), n_epochs=2, n_init=2, random_state=0).fit(X)
+    np.testing.assert_array_equal(a.ll_traces_, b.ll_traces_)
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({c: rng.integers(0, 2, 50) for c in "ABC"})
+    bn = DiscreteBayesianNetwork([("H", "A"), ("H", "B"), ("H", "C")], latents={"H"})
+    with pytest.raises(ValueError, match=r"latent_card == 0, must be None or an int >= 1 or an instance of dict"):
+        LatentEM(latent_card=0).fit(bn, df)
+    with pytest.raises(ValueError, match=r"latent_card == 0, must be >= 1"):
+        LatentEM(latent_card={"H": 0}).fit(bn, df)
+    assert len(LatentEM(latent_card=3, random_state=0).fit(bn, df).state_names_["H"]) == 3
