@@ -21,7 +21,6 @@ import numbers
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import check_scalar
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
@@ -45,7 +44,7 @@ from pgmpy_ext.utils import (
     normalize_rows_in_threads,
     without_gc,
 )
-from pgmpy_ext.utils.validation import check_option
+from pgmpy_ext.utils.validation import ANY
 
 __all__ = ["BNClassifierBase"]
 
@@ -152,15 +151,15 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
     _narrow_training_codes = False
 
     # ------------------------------------------------------------------ parameters
+    #: The vocabulary's constraints plus ``estimator`` (any pgmpy ``DiscreteParameterEstimator``, e.g.
+    #: ``pgmpy.parameter_estimator.DiscreteMLE()``); subclasses add their own options.
+    _parameter_constraints = {**DiscreteInputMixin._parameter_constraints,
+                              "estimator": [None, DiscreteParameterEstimator], "root": [ANY]}
+
     def _check_params(self):
-        check_scalar(self.alpha, "alpha", numbers.Real, min_val=0.0)
-        estimator = getattr(self, "estimator", None)  # the CL multinet has none
-        if estimator is not None and not isinstance(estimator, DiscreteParameterEstimator):
-            raise TypeError("estimator must be an instance of a pgmpy DiscreteParameterEstimator (e.g. "
-                            f"pgmpy.parameter_estimator.DiscreteMLE()), got {type(estimator).__name__}.")
+        """Check the options against ``_parameter_constraints`` (:func:`pgmpy_ext.utils.check_params`); a subclass
+        with cross-option rules calls this first."""
         self._check_common_params()
-        check_option(self.handle_unknown, "handle_unknown", HANDLE_UNKNOWN)
-        check_option(self.missing, "missing", MISSING)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

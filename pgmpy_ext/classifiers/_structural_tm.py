@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import numbers
 
-import numpy as np
-from sklearn.utils import check_scalar
-
 from pgmpy_ext.classifiers._base import BNClassifierBase
-from pgmpy_ext.parameters import TMEstimator, check_tm_params
+from pgmpy_ext.parameters import LINE_SEARCHES, SOLVERS, TMEstimator
 from pgmpy_ext.structure import MAX_CANDIDATES, fit_structural_tm
-from pgmpy_ext.utils import fill_doc
+from pgmpy_ext.utils import Interval, Options, fill_doc
 
 __all__ = ["StructuralTMClassifier"]
 
@@ -47,8 +44,7 @@ class StructuralTMClassifier(BNClassifierBase):
         or not at all. When the next step would exceed it, the search stops with the arcs accepted so far and a
         ``ConvergenceWarning``. Every step scores ``m + |Ch(C)| (m - 1)`` arcs for ``m`` features, so wide data
         need many: ~15,000 for 100 rows x 250 ternary features. None: no budget.
-    n_jobs : int, default 1
-        Candidates scored in parallel (threads); results do not depend on it.
+    %(n_jobs)s
     show_progress : bool, default False
         A progress bar over the greedy steps, in candidate fits out of ``max_candidates`` (shown only when
         pgmpy's ``config.SHOW_PROGRESS`` is on too).
@@ -93,7 +89,7 @@ class StructuralTMClassifier(BNClassifierBase):
     _needs_complete_data = "the TM parameter fits of every candidate arc"
 
     def __init__(self, *, alpha=0.0, tol=1e-3, max_iter=1000, line_search="grid", solver="lbfgs", warm_start=False,
-                 max_candidates=MAX_CANDIDATES, n_jobs=1, show_progress=False, handle_unknown="ignore",
+                 max_candidates=MAX_CANDIDATES, n_jobs=None, show_progress=False, handle_unknown="ignore",
                  missing="error"):
         self.alpha = alpha
         self.tol = tol
@@ -107,14 +103,9 @@ class StructuralTMClassifier(BNClassifierBase):
         self.handle_unknown = handle_unknown
         self.missing = missing
 
-    def _check_params(self):
-        check_tm_params(self.alpha, self.tol, self.max_iter, self.line_search, self.solver)
-        check_scalar(self.warm_start, "warm_start", (bool, np.bool_))
-        if self.max_candidates is not None:
-            check_scalar(self.max_candidates, "max_candidates", numbers.Integral, min_val=0)
-        if self.n_jobs is not None:
-            check_scalar(self.n_jobs, "n_jobs", numbers.Integral)
-        super()._check_params()
+    _parameter_constraints = {**BNClassifierBase._parameter_constraints,
+                              "line_search": [Options(LINE_SEARCHES)], "solver": [Options(SOLVERS)],
+                              "warm_start": ["boolean"], "max_candidates": [None, Interval(numbers.Integral, 0, None)]}
 
     @property
     def estimator(self):

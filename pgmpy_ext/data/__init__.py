@@ -26,7 +26,7 @@ from pgmpy_ext.data._encoded import (
     state_key,
     to_python,
 )
-from pgmpy_ext.data._input import DiscreteInputMixin, as_frame
+from pgmpy_ext.data._input import MISSING_OPTIONS, PARAMETER_VOCABULARY, DiscreteInputMixin, as_frame
 
 __all__ = ["EncodedData", "encode", "MISSING_POLICIES", "DiscreteInputMixin", "as_frame"]
 __all__ += ["HANDLE_UNKNOWN", "MAX_NUMERIC_STATES", "numeric_columns_to_discretize"]
@@ -37,3 +37,4 @@ __all__ += ["state_key", "to_python"]
 __all__ += ["CODES_DTYPES", "codes_dtype_for", "kernel_codes", "int32_codes", "column_kind"]
 __all__ += ["ColumnCodes", "MissingValueError", "UnseenValuesWarning", "column_arrays"]
 __all__ += ["CompoundColumn", "compound_column", "join_compound", "split_compound"]
+__all__ += ["MISSING_OPTIONS", "PARAMETER_VOCABULARY"]

@@ -16,11 +16,10 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.preprocessing import KBinsDiscretizer
-from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from pgmpy_ext.data import MAX_NUMERIC_STATES, numeric_columns_to_discretize
-from pgmpy_ext.utils import without_gc
+from pgmpy_ext.utils import Interval, Options, check_params, without_gc
 
 __all__ = ["EqualFrequencyDiscretizer", "EqualWidthDiscretizer"]
 
@@ -87,12 +86,15 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ column selection
+    _parameter_constraints = {"columns": [None, Options("numeric"), "array-like"]}
+
     def _check_params(self):
         cols = self.columns
         if isinstance(cols, str) and cols not in _COLUMN_MODES:
             raise ValueError(f"columns == {cols!r}, must be None (the columns to discretise, see "
                              "pgmpy_ext.data.numeric_columns_to_discretize), 'numeric', or a list of column labels "
                              f"(write columns=[{cols!r}] for a single column).")
+        check_params(self)
 
     def _select_numeric(self, frame: pd.DataFrame, name) -> bool:
         """Whether ``columns='numeric'`` discretises this numeric column (every one, by default)."""
@@ -302,9 +304,8 @@ class _KBinsDiscretizer(_DiscretizerBase):
         self.n_bins = n_bins
         self.columns = columns
 
-    def _check_params(self):
-        check_scalar(self.n_bins, "n_bins", numbers.Integral, min_val=2)
-        super()._check_params()
+    _parameter_constraints = {**_DiscretizerBase._parameter_constraints,
+                              "n_bins": [Interval(numbers.Integral, 2, None)]}
 
     def _select_numeric(self, frame, name) -> bool:
         # seed 000 D14: a whole-number column with <= n_bins distinct values is kept as it is (categorical).
