@@ -4,14 +4,19 @@ A subclass supplies only ``_fit_structure(data, class_node, rng) -> ClassifierSt
 :mod:`pgmpy_ext.structure`; ``rng`` is the Generator of ``random_state`` for a random learner, such as BAN's random
 ordering, and None for a deterministic one, which has no ``random_state`` parameter) and its own ``__init__``
 parameters; this base does input validation (through
-:class:`pgmpy_ext.data.DiscreteInputMixin`), the one-time encoding, parameter fitting (built-in counts or any pgmpy
-``DiscreteParameterEstimator``), building the pgmpy model last, and fast prediction through the log-joint kernel.
+:class:`pgmpy_ext.data.DiscreteInputMixin`), the one-time encoding, parameter fitting (built-in counts as plain
+CPD tables, or any pgmpy ``DiscreteParameterEstimator``), the pgmpy model (``model_``, built from the tables when
+first read), and fast prediction through the log-joint kernels.
 
 Prediction is a template method, as in scikit-learn's ``naive_bayes._BaseNB``: a learner supplies one hook,
 ``_joint_log_likelihood(codes) -> (n_rows, n_classes)`` (``log p(c, x)`` in ``classes_`` order, from the feature
 codes of :meth:`BNClassifierBase._encode_features`), and ``predict_joint_log_proba``, ``predict_log_proba``,
 ``predict_proba`` and ``predict`` are written once here. A learner that is not one network (the CL multinet)
-replaces ``_fit_model`` and the hook, nothing else.
+replaces ``_fit_model`` and the hook, nothing else. A single network keeps the base hook, and its predictions go
+one pass from the user's frame to the kernel (issue 25): the features are read as column codes
+(:meth:`EncodedData.column_codes`, category codes uncopied) straight into the column kernel
+(``pgmpy_ext.stats.log_joint_columns``), missing and unseen cells found on the way and only the rows holding one
+summed out by the hook's exact marginalisation; the result has the hook's bits.
 """
 
 from __future__ import annotations

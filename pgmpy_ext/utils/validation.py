@@ -259,7 +259,7 @@ def threads_for_rows(n_jobs: int | None, n_rows: int, min_rows: int | None = Non
     ``min_rows`` rows (default :data:`MIN_ROWS_PER_THREAD`, read at call time) and at least 1. Results never
     depend on it (the kernels are bit-identical for every thread count); only whether a second core pays does.
 
-    >>> threads_for_rows(2, 1_000_000), threads_for_rows(2, 40_000), threads_for_rows(-1, 10)
+    >>> threads_for_rows(2, 1_000_000, 32768), threads_for_rows(2, 40_000, 32768), threads_for_rows(-1, 10, 32768)
     (2, 1, 1)
     """
     min_rows = MIN_ROWS_PER_THREAD if min_rows is None else min_rows
