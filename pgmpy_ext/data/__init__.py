@@ -26,9 +26,9 @@ from pgmpy_ext.data._encoded import (
     state_key,
     to_python,
 )
-from pgmpy_ext.data._input import MISSING_OPTIONS, PARAMETER_VOCABULARY, DiscreteInputMixin, as_frame
+from pgmpy_ext.data._input import MISSING_OPTIONS, PARAMETER_VOCABULARY, DiscreteInputMixin, as_frame, validate_frame
 
-__all__ = ["EncodedData", "encode", "MISSING_POLICIES", "DiscreteInputMixin", "as_frame"]
+__all__ = ["EncodedData", "encode", "MISSING_POLICIES", "DiscreteInputMixin", "as_frame", "validate_frame"]
 __all__ += ["HANDLE_UNKNOWN", "MAX_NUMERIC_STATES", "numeric_columns_to_discretize"]
 __all__ += ["MIN_NUMERIC_STATES", "ROWS_PER_NUMERIC_STATE", "numeric_state_limit"]
 __all__ += ["check_numeric_columns", "pgmpy_state_names"]

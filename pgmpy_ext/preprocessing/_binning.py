@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.preprocessing import KBinsDiscretizer
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
-from pgmpy_ext.data import MAX_NUMERIC_STATES, numeric_columns_to_discretize
+from pgmpy_ext.data import MAX_NUMERIC_STATES, numeric_columns_to_discretize, validate_frame
 from pgmpy_ext.utils import Interval, Options, check_params, without_gc
 
 __all__ = ["EqualFrequencyDiscretizer", "EqualWidthDiscretizer"]
@@ -140,7 +140,7 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             # (sklearn's check_requires_y_none looks for the words "requires y to be passed")
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None; it is "
                              "supervised: call fit(X, y) with the class labels.")
-        validate_data(self, X, skip_check_array=True)
+        validate_frame(self, X, reset=True)
         if frame.shape[0] == 0:
             raise ValueError("X has no rows (0 samples); a discretiser needs at least one row.")
         if self._supervised:
@@ -209,7 +209,7 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         frame = _as_frame(X)
-        validate_data(self, X, reset=False, skip_check_array=True)
+        validate_frame(self, X, reset=False)
         if not isinstance(X, pd.DataFrame):
             frame.columns = self._input_columns
         present = set(frame.columns.tolist())

@@ -249,9 +249,9 @@ def effective_n_threads(n_jobs: int | None) -> int:
 
 
 #: Rows a thread of a row-parallel pass must get before a second thread is started (below it the thread start-up
-#: and the second core's cold caches cost more than the work saved: the 100k-row passes of a classifier's predict
-#: stay near one-thread time with 2 threads, and 1M-row passes use both cores).
-MIN_ROWS_PER_THREAD = 32768
+#: and the second core's cold caches cost about what the work saved: a classifier's 100k-row predict stays on one
+#: thread, so n_jobs=2 is never slower there, and 1M-row passes use both cores).
+MIN_ROWS_PER_THREAD = 65536
 
 
 def threads_for_rows(n_jobs: int | None, n_rows: int, min_rows: int | None = None) -> int:

@@ -154,3 +154,31 @@ def test_errors():
     cc = data.column_codes(_train().iloc[:0])
     assert cc.n_rows == 0
     assert cc.matrix().shape == (0, 8)
+
+
+def test_validate_frame_fast_path_sets_and_checks_what_scikit_learn_does():
+    """Wide frames (>= 256 columns) skip scikit-learn's per-label name handling: the same n_features_in_ and
+    feature_names_in_ at fit, nothing to check when the very Index object comes back, scikit-learn's own check (and
+    messages) otherwise."""
+    from sklearn.base import BaseEstimator
+    from sklearn.utils.validation import validate_data
+
+    from pgmpy_ext.data import validate_frame
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.integers(0, 3, (5, 300)), columns=[f"g{i}" for i in range(300)])
+    fast, ref = BaseEstimator(), BaseEstimator()
+    validate_frame(fast, X, reset=True)
+    validate_data(ref, X, skip_check_array=True)
+    assert fast.n_features_in_ == ref.n_features_in_ == 300
+    assert_array_equal(fast.feature_names_in_, ref.feature_names_in_)
+    assert fast.feature_names_in_.dtype == object
+    validate_frame(fast, X, reset=False)  # the same Index object: nothing to compare
+    renamed = X.rename(columns={"g7": "h7"})
+    with pytest.raises(ValueError, match="The feature names should match those that were passed during fit"):
+        validate_frame(fast, renamed, reset=False)
+    with pytest.raises(ValueError, match="Feature names seen at fit time, yet now missing:\n- g0"):
+        validate_frame(fast, X.iloc[:, 1:], reset=False)
+    mixed = X.set_axis([0, *X.columns[1:]], axis=1)
+    with pytest.raises(TypeError, match="Feature names are only supported if all input features have string names"):
+        validate_frame(BaseEstimator(), mixed, reset=True)
