@@ -9,6 +9,7 @@ projections, posteriors, scores). The online steps run in the Cython kernel behi
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -282,8 +283,14 @@ class NaiveBayesMap(ClusterMixin, TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    means_, variances_ : ndarray (K, n_features)
-        Neuron means and variances of the best restart (neuron ``k = row * L2 + col``).
+    means_, variances_ : ndarray (K, n_used)
+        Neuron means and variances of the best restart (neuron ``k = row * L2 + col``), one column per feature of
+        ``used_features_``.
+    used_features_ : ndarray of int
+        Indices of the input columns the map is trained on: every column that is not constant.
+    constant_features_ : ndarray of str
+        Names of the constant input columns (``x<i>`` for arrays): dropped at fit with one warning that lists them
+        all, and ignored at transform/predict (whatever value they then hold).
     grid_ : ndarray (K, 2)
         Grid coordinates ``(row, col)`` of the neurons.
     ll_trace_ : ndarray (n_epochs,)
@@ -308,6 +315,15 @@ class NaiveBayesMap(ClusterMixin, TransformerMixin, BaseEstimator):
 
     Notes
     -----
+    **Input.** Continuous numeric columns without missing values (impute first). Constant columns are dropped
+    (see ``constant_features_``). Categorical or string columns are refused with a message: a diagonal-Gaussian
+    neuron has no model for a category. To map mixed data, one-hot encode the categorical columns first
+    (``pandas.get_dummies(df, dtype=float)`` or ``sklearn.preprocessing.OneHotEncoder(sparse_output=False)`` in a
+    ``Pipeline``); with ``standardize=True`` each 0/1 column is then z-scored like any other, so a rare category
+    gets a large spread and weighs as much as a continuous feature. Binary 0/1 columns are used as they are. A
+    column with many categories becomes many columns and can dominate the map: scale those columns down, or
+    drop the ones you do not want the map to order by.
+
     One online step for the sample x, the j-th presented (j from 0 over all epochs), winner ``k*``:
 
     .. math::
@@ -388,13 +404,18 @@ class NaiveBayesMap(ClusterMixin, TransformerMixin, BaseEstimator):
         Xa = _check_continuous(self, X, reset=True)
         if Xa.shape[0] < 2:
             raise ValueError(f"NaiveBayesMap needs at least 2 samples, got {Xa.shape[0]} sample.")
+        names = list(getattr(self, "feature_names_in_", [])) or [f"x{i}" for i in range(Xa.shape[1])]
         sd = Xa.std(axis=0)
-        const = np.flatnonzero(~(sd > 0))
-        if const.size:
-            names = list(getattr(self, "feature_names_in_", [])) or [f"x{i}" for i in range(Xa.shape[1])]
-            c = int(const[0])
-            raise ValueError(f"Column {names[c]!r} is constant (every value is {Xa[0, c]!r}); a constant column has "
-                             "no variance for a map to learn. Drop it.")
+        const = ~(sd > 0)
+        if const.all():
+            raise ValueError(f"every column is constant ({names}); a map needs at least one column that varies.")
+        self.constant_features_ = np.array([names[c] for c in np.flatnonzero(const)], dtype=object)
+        self.used_features_ = np.flatnonzero(~const)
+        if const.any():
+            warnings.warn(f"NaiveBayesMap: {int(const.sum())} constant column(s) {list(self.constant_features_)} "
+                          "carry nothing for a map to learn; they are ignored at fit and at transform. Drop them "
+                          "yourself to silence this warning.", UserWarning, stacklevel=2)
+            Xa, sd = Xa[:, self.used_features_], sd[self.used_features_]
         if self.standardize:
             self.center_, self.scale_ = Xa.mean(axis=0), sd
         else:
@@ -417,7 +438,7 @@ class NaiveBayesMap(ClusterMixin, TransformerMixin, BaseEstimator):
         return self
 
     def _log_density(self, X) -> np.ndarray:
-        Xa = _check_continuous(self, X, reset=False)
+        Xa = _check_continuous(self, X, reset=False)[:, self.used_features_]
         return self._state.log_density((Xa - self.center_) / self.scale_)
 
     def predict_proba(self, X) -> np.ndarray:

@@ -175,8 +175,8 @@ def test_bad_input(blobs):
     with pytest.raises(ValueError, match=r"Column 'b' has value nan at row 'r5'"):
         _small().fit(X)
     X = blobs.copy()
-    X["b"] = 2.5
-    with pytest.raises(ValueError, match=r"Column 'b' is constant"):
+    X[["a", "b", "c"]] = 2.5
+    with pytest.raises(ValueError, match=r"every column is constant \(\['a', 'b', 'c'\]\)"):
         _small().fit(X)
     X = blobs.copy()
     X["colour"] = pd.Categorical(["red", "blue"] * 45)
@@ -195,6 +195,30 @@ def test_bad_input(blobs):
     X.iloc[3, 0] = np.inf
     with pytest.raises(ValueError, match=r"Column 'a' has value inf at row 'r3'"):
         m.transform(X)
+
+
+def test_constant_columns_dropped_with_one_warning(blobs):
+    """Data as users have it (digits has 3 constant pixels): one warning naming all of them, the map is the map of
+    the other columns, and transform ignores whatever the constant columns hold."""
+    X = blobs.copy()
+    X.insert(1, "k1", 2.5)
+    X["k2"] = 0.0
+    with pytest.warns(UserWarning) as rec:
+        m = _small().fit(X)
+    msgs = [str(w.message) for w in rec if "constant" in str(w.message)]
+    assert len(msgs) == 1
+    assert "['k1', 'k2']" in msgs[0] and "ignored" in msgs[0]
+    assert list(m.constant_features_) == ["k1", "k2"]
+    assert m.n_features_in_ == 5 and m.means_.shape == (16, 3)
+    ref = _small().fit(blobs)
+    assert_allclose(m.means_, ref.means_, rtol=1e-12, atol=1e-12)    # column means summed in another memory order
+    Y = X.copy()
+    Y["k1"] = 99.0                                   # a value never seen at fit: ignored, not an error
+    assert_allclose(m.transform(Y), ref.transform(blobs), rtol=1e-9, atol=1e-9)
+    assert_array_equal(m.predict(Y), ref.predict(blobs))
+    # numpy input: the columns are named x<i>
+    with pytest.warns(UserWarning, match=r"\['x1', 'x4'\]"):
+        _small().fit(X.to_numpy())
 
 
 _XFAILS = {"check_clustering": "a map keeps empty neurons (interpolating units between clusters), so the winners "
