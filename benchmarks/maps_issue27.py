@@ -6,6 +6,9 @@ on digits *and* on held-out sets (scikit-learn's breast cancer, wine and iris; U
 vehicle, segmentation, bupa, heart-statlog, and 2,000 rows of satimage drawn with seed 0), always beside
 
 * PCA (the first two components),
+The default's map is also scored with its hard projection (the winner's grid position), which is what MiniSom's
+column is: winner coordinates. The soft projection (the default) trades some T for C against it.
+
 * MiniSom 10 x 10, 10,000 random steps (``train_random``), principal-plane start (``pca_weights_init``), its
   defaults otherwise (sigma 1, learning rate 0.5), winner coordinates.
 
@@ -39,6 +42,8 @@ CANDIDATES = {
     "pca, floor 0.3": {"init": "pca", "var_floor": 0.3, "n_init": 1},
     "pca, floor 1.0": {"init": "pca", "var_floor": 1.0, "n_init": 1},
     "uniform, floor 1.0": {"init": "uniform", "var_floor": 1.0, "n_init": 1},
+    # the default (= "pca, floor 1.0"), winner coordinates: like for like with MiniSom's winner coordinates
+    "default, hard projection": {"projection": "hard"},
 }
 
 

@@ -269,3 +269,27 @@ _XFAILS = {"check_clustering": "a map keeps empty neurons (interpolating units b
                          expected_failed_checks=lambda est: _XFAILS)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_map_pictures(blobs):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from pgmpy_ext.maps import plot_component_planes, plot_map, plot_neighbour_distances
+
+    m = _small().fit(blobs)
+    axes = plot_component_planes(m)
+    assert [a.get_title() for a in axes.flat if a.images] == ["a", "b", "c"]
+    # the planes are the means in the user's units
+    assert_allclose(axes.flat[1].images[0].get_array().ravel(), m.means_[:, 1] * m.scale_[1] + m.center_[1])
+    with pytest.raises(ValueError, match=r"feature 'zz' is not one of the map's columns"):
+        plot_component_planes(m, ["zz"])
+    ax = plot_neighbour_distances(m)
+    u = np.asarray(ax.images[0].get_array())
+    g = m.means_.reshape(4, 4, -1)
+    corner = (np.linalg.norm(g[0, 0] - g[0, 1]) + np.linalg.norm(g[0, 0] - g[1, 0])) / 2
+    assert u[0, 0] == pytest.approx(corner)
+    hard = m.set_params(projection="hard").transform(blobs)
+    ax = plot_map(hard, jitter=0.3, grid=(4, 4))
+    xy = ax.collections[0].get_offsets()
+    assert 0 < np.abs(np.asarray(xy) - hard[:, ::-1]).max() <= 0.3
