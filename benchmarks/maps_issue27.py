@@ -44,6 +44,7 @@ CANDIDATES = {
     "uniform, floor 1.0": {"init": "uniform", "var_floor": 1.0, "n_init": 1},
     # the default (= "pca, floor 1.0"), winner coordinates: like for like with MiniSom's winner coordinates
     "default, hard projection": {"projection": "hard"},
+    "pca, floor 1.0, 20 epochs": {"init": "pca", "var_floor": 1.0, "n_init": 1, "n_epochs": 20},
 }
 
 
