@@ -2,6 +2,7 @@
 
 from pgmpy_ext.utils._docs import DOC_PARAMS, fill_doc
 from pgmpy_ext.utils._iterative import (
+    ACCELERATORS,
     CONVERGENCE_CRITERIA,
     EMSteps,
     IterativeFit,
@@ -24,5 +25,5 @@ from pgmpy_ext.utils.validation import (
 __all__ = ["ANY", "Interval", "Options", "check_generator", "check_option", "check_params", "effective_n_threads"]
 __all__ += ["LOG_PROB_FLOOR", "LOG_TINY", "log_normalize_rows", "logsumexp_rows", "normalize_columns"]
 __all__ += ["DOC_PARAMS", "fill_doc"]
-__all__ += ["CONVERGENCE_CRITERIA", "EMSteps", "IterativeFit", "dirichlet_tables", "iterate", "relative_change",
-            "run_starts"]
+__all__ += ["ACCELERATORS", "CONVERGENCE_CRITERIA", "EMSteps", "IterativeFit", "dirichlet_tables", "iterate",
+            "relative_change", "run_starts"]
