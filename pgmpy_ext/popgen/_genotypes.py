@@ -174,8 +174,33 @@ def _is_missing_cell(v, missing_codes) -> bool:
     return False
 
 
+def _from_small_ints(raw: np.ndarray, missing: np.ndarray):
+    """Vectorised encoding of integer labels spanning at most 256 values (SNP dosages, bit strings, coded alleles):
+    ``(codes, labels)`` exactly as the per-locus ``np.unique`` loop gives them, or None for other labels."""
+    obs = ~missing
+    if raw.dtype.kind not in "iu" or not obs.any():
+        return None
+    lo, hi = int(raw[obs].min()), int(raw[obs].max())
+    if hi - lo > 255:
+        return None
+    n, n_loci, ploidy = raw.shape
+    v = np.where(obs, raw - lo, 0).astype(np.intp)
+    present = np.zeros((n_loci, hi - lo + 1), dtype=bool)
+    locus = np.broadcast_to(np.arange(n_loci)[None, :, None], raw.shape)
+    present[locus[obs], v[obs]] = True
+    rank = np.cumsum(present, axis=1) - 1  # code of each present value within its locus
+    codes = np.where(obs, rank[locus, v], -1).astype(np.int32)
+    values = np.arange(lo, hi + 1)
+    labels = [values[row].tolist() for row in present]
+    return codes, labels
+
+
 def _from_labels(raw: np.ndarray, missing: np.ndarray, loci, individuals, populations, locations) -> Genotypes:
     n, n_loci, ploidy = raw.shape
+    fast = _from_small_ints(raw, missing)
+    if fast is not None:
+        return Genotypes(fast[0], fast[1], list(loci), np.asarray(np.arange(n) if individuals is None else individuals),
+                         populations, locations)
     codes = np.full(raw.shape, -1, dtype=np.int32)
     labels = []
     for i in range(n_loci):
@@ -285,8 +310,12 @@ def as_genotypes(X, *, ploidy: int | None = None, loci=None, individuals=None, p
             n_loci = arr.shape[1]
         elif arr.ndim == 2:
             p = 2 if ploidy is None else int(ploidy)
-            num = pd.DataFrame(arr).apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
-            bad_type = np.isnan(num) & ~pd.isna(pd.DataFrame(arr)).to_numpy()
+            if arr.dtype.kind in "iufb":  # numbers already: no per-cell conversion
+                num = arr.astype(np.float64)
+                bad_type = np.zeros(arr.shape, dtype=bool)
+            else:
+                num = pd.DataFrame(arr).apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+                bad_type = np.isnan(num) & ~pd.isna(pd.DataFrame(arr)).to_numpy()
             if bad_type.any():
                 d, i = np.argwhere(bad_type)[0]
                 raise TypeError(f"dosage matrix cell ({d}, {i}) holds {arr[d, i]!r}; dosages are numbers "
@@ -300,15 +329,35 @@ def as_genotypes(X, *, ploidy: int | None = None, loci=None, individuals=None, p
                 raise ValueError(f"allele code out of range: dosage {num[d, i]} for individual {lab!r}, locus "
                                  f"{i}; a dosage counts alternative alleles, 0..{p} for ploidy {p}. Pass the right "
                                  f"ploidy, or a 3-d (individuals, loci, ploidy) array for multi-allelic loci.")
-            dose = np.where(ok, num, 0).astype(np.int64)
-            raw = (np.arange(p)[None, None, :] < dose[:, :, None]).astype(np.int64)
-            miss = np.repeat(miss_g[:, :, None], p, axis=2)
+            dose = np.where(ok, num, 0).astype(np.int8 if p <= 127 else np.int64)
             n_loci = arr.shape[1]
+            names = loci if loci is not None else [f"L{i}" for i in range(n_loci)]
+            g = _from_dosages(dose, ok, p, names, frame_index if individuals is None else individuals)
+            return _finish(g, X, ploidy, loci, individuals, populations, allow_empty_individuals)
         else:
             raise ValueError(f"genotype input must be a 3-d allele array (individuals, loci, ploidy), a 2-d dosage "
                              f"matrix, a DataFrame or a STRUCTURE file path; got an array with shape {arr.shape}.")
         names = loci if loci is not None else [f"L{i}" for i in range(n_loci)]
         g = _from_labels(raw, miss, names, frame_index if individuals is None else individuals, None, None)
+    return _finish(g, X, ploidy, loci, individuals, populations, allow_empty_individuals)
+
+
+def _from_dosages(dose: np.ndarray, ok: np.ndarray, p: int, loci, individuals) -> Genotypes:
+    """Genotypes of a 0..p dosage matrix (``ok`` False = missing genotype): copy ``c`` carries allele 1 when
+    ``c < dosage``; labels are the alleles observed at the locus (``[0, 1]``, ``[0]`` or ``[1]``), so allele 1 has
+    code 1 unless allele 0 is never observed. The same codes as the per-locus encoding, without it."""
+    has1 = np.any(ok & (dose > 0), axis=0)
+    has0 = np.any(ok & (dose < p), axis=0)
+    code1 = has0.astype(np.int32)  # allele 1's code: 1 after allele 0, 0 when alone
+    copies = np.arange(p)[None, None, :] < dose[:, :, None]
+    codes = np.where(copies, code1[None, :, None], 0).astype(np.int32)
+    codes[~ok] = -1
+    labels = [[0, 1] if a and b else ([0] if a else ([1] if b else [])) for a, b in zip(has0.tolist(), has1.tolist())]
+    n = dose.shape[0]
+    return Genotypes(codes, labels, list(loci), np.asarray(np.arange(n) if individuals is None else individuals))
+
+
+def _finish(g, X, ploidy, loci, individuals, populations, allow_empty_individuals) -> Genotypes:
     if loci is not None and not isinstance(X, (np.ndarray, pd.DataFrame, list, tuple)):
         g = Genotypes(g.alleles, g.allele_labels, list(loci), g.individuals, g.populations, g.locations)
     if individuals is not None:

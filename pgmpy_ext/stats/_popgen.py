@@ -120,17 +120,19 @@ def check_dosages(G, ploidy: int) -> np.ndarray:
     return np.ascontiguousarray(G, dtype=np.int8)
 
 
-def dosage_log_table(theta1: np.ndarray, ploidy: int) -> np.ndarray:
-    """``(M, P + 2, K)`` table of ``log P(dosage g | C = j) = g log theta1 + (P - g) log(1 - theta1)`` for
-    ``g = 0..P`` (ordered copies, as the allele-copy model), and 0 in the last slot (a missing genotype).
+def dosage_log_table(theta1: np.ndarray, ploidy: int, *, theta0: np.ndarray | None = None) -> np.ndarray:
+    """``(M, P + 2, K)`` table of ``log P(dosage g | C = j) = g log theta1 + (P - g) log theta0`` for ``g = 0..P``
+    (ordered copies, as the allele-copy model), and 0 in the last slot (a missing genotype).
 
-    ``theta1`` (M, K) is the frequency of allele 1 in every cluster; it must lie in (0, 1) (the floored logs of the
-    latent-class engine apply: 0 and 1 give log 1e-300)."""
+    ``theta1`` (M, K) is the frequency of allele 1 in every cluster and ``theta0`` that of allele 0 (default
+    ``1 - theta1``; the latent-class engine passes its own row, which sums with ``theta1`` to 1 up to rounding).
+    Logs are floored at log 1e-300, as the latent-class engine's."""
     theta1 = np.asarray(theta1, dtype=np.float64)
     M, K = theta1.shape
     with np.errstate(divide="ignore"):
         l1 = np.maximum(np.log(theta1), -690.7755278982137)
-        l0 = np.maximum(np.log1p(-theta1), -690.7755278982137)
+        l0 = np.maximum(np.log1p(-theta1) if theta0 is None else np.log(np.asarray(theta0, dtype=np.float64)),
+                        -690.7755278982137)
     g = np.arange(ploidy + 1, dtype=np.float64)[None, :, None]
     table = np.zeros((M, ploidy + 2, K))
     table[:, : ploidy + 1, :] = g * l1[:, None, :] + (ploidy - g) * l0[:, None, :]
