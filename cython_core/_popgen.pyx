@@ -94,8 +94,12 @@ def dosage_estep(const int8_t[:, ::1] G,                 # IN  (N, M) dosages 0.
                  const float64_t[::1] log_prior,         # IN  (K,) log P(C = j)
                  float64_t[:, :, ::1] sums,              # OUT (M, P + 2, K) += w_d q_dj per (SNP, slot), or (0, ., .)
                  float64_t[::1] cluster_counts,          # OUT (K,) += w_d q_dj
-                 float64_t[:, ::1] resp):                # OUT (N, K) posteriors, or shape (0, K) to skip
+                 float64_t[:, ::1] resp,                 # OUT (N, K) posteriors, or shape (0, K) to skip
+                 bint log_joint=False):                  # IN  resp receives log P(x_d, C = j) instead
     """E step of the latent-class model on dosages: returns ``(loglik, n_zero)``.
+
+    With ``log_joint`` the rows of ``resp`` are the log joints ``L[d, j]`` before normalisation (their differences
+    are the log-likelihood ratios between clusters, exact where the posteriors underflow).
 
     ``loglik = sum_d w_d log sum_j P(C=j) prod_{i observed} P(G_di | C=j)``; a row of zero probability (``n_zero``)
     gets a uniform posterior and adds -inf. The gather ``L[d, j] = log_prior[j] + sum_i table[i, slot(G_di), j]``
@@ -161,6 +165,9 @@ def dosage_estep(const int8_t[:, ::1] G,                 # IN  (N, M) dosages 0.
             for d in range(d0, d1):  # normalise; then w_d q_dj stays in L for the scatter
                 Ld = &Lt[(d - d0) * K]
                 wd = w[d]
+                if want_resp and log_joint:
+                    for j in range(K):
+                        resp[d, j] = Ld[j]
                 mx = -INFINITY
                 for j in range(K):
                     if Ld[j] > mx:
@@ -178,7 +185,7 @@ def dosage_estep(const int8_t[:, ::1] G,                 # IN  (N, M) dosages 0.
                     total += wd * lse
                     for j in range(K):
                         Ld[j] = exp(Ld[j] - lse)
-                if want_resp:
+                if want_resp and not log_joint:
                     for j in range(K):
                         resp[d, j] = Ld[j]
                 for j in range(K):

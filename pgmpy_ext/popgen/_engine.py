@@ -31,16 +31,22 @@ from pgmpy_ext.clustering import align_starts, ma_step, posteriors_constant
 from pgmpy_ext.stats import (
     LatentClassLayout,
     dosage_allele_counts,
+    dosage_allele_totals,
+    dosage_counts_from_resp,
     dosage_estep,
     dosage_log_table,
     dosage_loo_log_posterior,
+    dosage_slot_sums,
+    dosage_standardized,
+    dosage_std_matmul,
+    dosage_std_rmatmul,
     latent_class_estep,
 )
 from pgmpy_ext.utils import LOG_PROB_FLOOR, dirichlet_tables, iterate, log_normalize_rows
 
-__all__ = ["CodesSource", "DosageSource", "EStats", "FitResult", "PopulationSteps", "combine", "finish", "fit_start",
-           "fmodel_drift", "predictive_log_joint", "predictive_memberships", "prior_counts", "svd_scores",
-           "svd_start_scores"]
+__all__ = ["CodesSource", "DaskDosageSource", "DosageSource", "EStats", "FitResult", "PopulationSteps", "combine",
+           "finish", "fit_start", "fmodel_drift", "ld_inflation", "predictive_log_joint", "predictive_memberships",
+           "prior_counts", "svd_scores", "svd_start_scores"]
 
 #: SQUAREM's projection keeps every frequency in [_CLIP, 1 - _CLIP] (fastmixture clips at 1e-5).
 _CLIP = 1e-6
@@ -83,26 +89,25 @@ class DosageSource:
         return LatentClassLayout.build(self.cards, K, self.ploidy)
 
     def estep(self, theta, weights, *, missing: str, resp: bool) -> EStats:
-        res = dosage_estep(self.G, dosage_log_table(theta[1::2], self.ploidy, theta0=theta[0::2]), _log(weights),
-                           return_resp=resp, check=False)
+        table = dosage_log_table(theta[1::2], self.ploidy, theta0=theta[0::2])
+        res = dosage_estep(self.G, table, _log(weights), return_resp=resp, check=False)
         return _dosage_stats(res.loglik, res.sums, res.cluster_counts, res.resp, theta, missing)
 
     def counts_from_resp(self, resp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return _dosage_counts_from_resp(self.G, resp, self.ploidy), resp.sum(axis=0)
+        return dosage_counts_from_resp(self.G, resp, self.ploidy), resp.sum(axis=0)
 
     def standardized_products(self, mean: np.ndarray, scale: np.ndarray):
         """``(X @ B, X.T @ Y)`` as two functions of the standardised matrix ``X = (G - mean) / scale`` (0 where
         missing): ``X`` is built once when it takes at most 256 MB, else block by block in every product."""
         if self.G.size * 8 <= _CACHE_BYTES:
-            X = np.concatenate([_std_block(self.G, mean, scale, b0) for b0 in range(0, self.n_snps, _BLOCK)],
-                               axis=1) if self.n_snps else np.zeros((self.n_rows, 0))
+            X = dosage_standardized(self.G, mean, scale)
             return (lambda B: X @ B), (lambda Y: X.T @ Y)
-        return (lambda B: _std_matmul(self.G, mean, scale, B),
-                lambda Y: _std_rmatmul(self.G, mean, scale, Y))
+        return (lambda B: dosage_std_matmul(self.G, mean, scale, B),
+                lambda Y: dosage_std_rmatmul(self.G, mean, scale, Y))
 
     def allele_totals(self) -> tuple[np.ndarray, np.ndarray]:
         """Copies of allele 1 and observed copies per SNP, ``(M,)`` each."""
-        return _allele_totals(self.G, self.ploidy)
+        return dosage_allele_totals(self.G, self.ploidy)
 
     def loo_log_posterior(self, A, q) -> np.ndarray:
         """Leave-one-out predictive log-likelihood (N, K) of every individual given ``A`` (R, K), counts + prior."""
@@ -110,6 +115,29 @@ class DosageSource:
 
     def posteriors(self, theta, weights) -> np.ndarray:
         return self.estep(theta, weights, missing="available_case", resp=True).resp
+
+    def ld_moments(self, theta, weights, q) -> tuple[np.ndarray, np.ndarray]:
+        """``(V_sum, V_parts)`` (K, K) of :func:`ld_inflation` from one E step that keeps the log joints."""
+        table = dosage_log_table(theta[1::2], self.ploidy, theta0=theta[0::2])
+        res = dosage_estep(self.G, table, _log(weights), return_resp=True, log_joint=True, check=False)
+        return _ld_moments_dosage(res.resp, q, dosage_slot_sums(self.G, q, self.ploidy), table)
+
+
+def _ld_moments_dosage(L, q, sums, table) -> tuple[np.ndarray, np.ndarray]:
+    """Within-cluster variances of the log-likelihood ratios ``L_dj - L_dk`` (``V_sum[k, j]``) and the sums over SNPs
+    of the per-SNP ratios' variances (``V_parts[k, j]``), weighted by the memberships ``q[:, k]``."""
+    K = q.shape[1]
+    W = np.maximum(q.sum(axis=0), 1e-300)
+    V_sum, V_parts = np.zeros((K, K)), np.zeros((K, K))
+    for k in range(K):
+        D = L - L[:, [k]]  # (N, K)
+        mean = q[:, k] @ D / W[k]
+        V_sum[k] = q[:, k] @ (D - mean) ** 2 / W[k]
+        z = table - table[:, :, [k]]  # (M, S, K): per-SNP ratio of every slot
+        w = sums[:, :, k][:, :, None] / W[k]  # (M, S, 1)
+        m1 = (w * z).sum(axis=1)
+        V_parts[k] = ((w * z * z).sum(axis=1) - m1 * m1).sum(axis=0)
+    return V_sum, V_parts
 
 
 def _dosage_stats(loglik, sums, nc, resp, theta, missing) -> EStats:
@@ -120,48 +148,39 @@ def _dosage_stats(loglik, sums, nc, resp, theta, missing) -> EStats:
 
 
 _CACHE_BYTES = 2**28  # an in-memory standardised matrix up to this size is built once for the SVD start
-_BLOCK = 8192  # SNPs per block of a float conversion (a block of 1,000 rows is 64 MB in float64)
 
 
-def _dosage_counts_from_resp(G, resp, ploidy) -> np.ndarray:
-    """Expected allele counts ``(2M, K)`` of given memberships (missing genotypes add nothing)."""
-    M = G.shape[1]
-    counts = np.zeros((2 * M, resp.shape[1]))
-    for b0 in range(0, M, _BLOCK):
-        g = G[:, b0:b0 + _BLOCK].astype(np.float64)
-        obs = g >= 0
-        g[~obs] = 0.0
-        counts[2 * b0 + 1:2 * (b0 + g.shape[1]):2] = g.T @ resp
-        counts[2 * b0:2 * (b0 + g.shape[1]):2] = (ploidy * obs - g).T @ resp
-    return counts
+class DaskDosageSource(DosageSource):
+    """The passes of :class:`DosageSource` over a dask array of dosages (``pgmpy_ext.dask.DaskDosages``): one
+    map-reduce per pass, one task per chunk of individuals, the tables summed in a fixed tree."""
 
+    def __init__(self, dd):
+        self.dd = dd
+        self.ploidy = dd.ploidy
+        self.n_rows, self.n_snps = dd.n_rows, dd.n_snps
+        self.cards = np.full(self.n_snps, 2, dtype=np.intp)
 
-def _allele_totals(G, ploidy) -> tuple[np.ndarray, np.ndarray]:
-    obs = G >= 0
-    ones = np.where(obs, G, 0).sum(axis=0, dtype=np.int64)
-    return ones.astype(np.float64), ploidy * obs.sum(axis=0, dtype=np.int64).astype(np.float64)
+    def estep(self, theta, weights, *, missing: str, resp: bool) -> EStats:
+        table = dosage_log_table(theta[1::2], self.ploidy, theta0=theta[0::2])
+        ll, sums, nc, r = self.dd.estep(table, _log(weights), want_resp=resp)
+        return _dosage_stats(ll, sums, nc, r, theta, missing)
 
+    def counts_from_resp(self, resp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.dd.counts_from_resp(resp), resp.sum(axis=0)
 
-def _std_block(G, mean, scale, b0):
-    g = G[:, b0:b0 + _BLOCK].astype(np.float64)
-    x = (g - mean[b0:b0 + _BLOCK]) / scale[b0:b0 + _BLOCK]
-    x[g < 0] = 0.0
-    return x
+    def standardized_products(self, mean: np.ndarray, scale: np.ndarray):
+        return (lambda B: self.dd.std_matmul(mean, scale, B)), (lambda Y: self.dd.std_rmatmul(mean, scale, Y))
 
+    def allele_totals(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.dd.allele_totals()
 
-def _std_matmul(G, mean, scale, B) -> np.ndarray:
-    out = np.zeros((G.shape[0], B.shape[1]))
-    for b0 in range(0, G.shape[1], _BLOCK):
-        out += _std_block(G, mean, scale, b0) @ B[b0:b0 + _BLOCK]
-    return out
+    def loo_log_posterior(self, A, q) -> np.ndarray:
+        return self.dd.loo_log_posterior(A[1::2], A[0::2], q)
 
-
-def _std_rmatmul(G, mean, scale, Y) -> np.ndarray:
-    out = np.empty((G.shape[1], Y.shape[1]))
-    for b0 in range(0, G.shape[1], _BLOCK):
-        x = _std_block(G, mean, scale, b0)
-        out[b0:b0 + x.shape[1]] = x.T @ Y
-    return out
+    def ld_moments(self, theta, weights, q) -> tuple[np.ndarray, np.ndarray]:
+        table = dosage_log_table(theta[1::2], self.ploidy, theta0=theta[0::2])
+        L, sums = self.dd.log_joint_and_sums(table, _log(weights), q)
+        return _ld_moments_dosage(L, q, sums, table)
 
 
 class CodesSource:
@@ -210,6 +229,33 @@ class CodesSource:
 
     def posteriors(self, theta, weights) -> np.ndarray:
         return self.estep(theta, weights, missing="available_case", resp=True).resp
+
+    def ld_moments(self, theta, weights, q) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`ld_inflation`'s moments, locus by locus on the allele-copy codes."""
+        lay = self.layout(len(weights))
+        codes = self.data.codes[self.data.inverse]
+        lt = _log(theta)
+        P, K = self.ploidy, len(weights)
+        W = np.maximum(q.sum(axis=0), 1e-300)
+        L = np.zeros((codes.shape[0], K))
+        V_parts = np.zeros((K, K))
+        for v in range(lay.n_vars):
+            o = int(lay.offsets[v])
+            c = np.zeros((codes.shape[0], K))
+            for col in codes[:, v * P:(v + 1) * P].T:
+                obs = col >= 0
+                c[obs] += lt[o + col[obs]]
+            L += c
+            for k in range(K):
+                z = c - c[:, [k]]
+                m1 = q[:, k] @ z / W[k]
+                V_parts[k] += q[:, k] @ (z * z) / W[k] - m1 * m1
+        V_sum = np.zeros((K, K))
+        for k in range(K):
+            D = L - L[:, [k]]
+            mean = q[:, k] @ D / W[k]
+            V_sum[k] = q[:, k] @ (D - mean) ** 2 / W[k]
+        return V_sum, V_parts
 
 
 def _codes_loo_log_posterior(codes, lay: LatentClassLayout, A: np.ndarray, q: np.ndarray | None) -> np.ndarray:
@@ -392,7 +438,8 @@ def fmodel_drift(counts: np.ndarray, lay: LatentClassLayout, cluster_sizes: np.n
     frequencies add the sampling variance :math:`H / c_j` of :math:`c_j` copies. With :math:`\bar p = \sum_j w_j
     \hat p_j` (``w`` the cluster shares) the observed mean of :math:`\sum_k (\hat p_{jk} - \bar p_k)^2 / H` over the
     loci is :math:`v_j = (1 - 2 w_j) s_j + \sum_l w_l^2 s_l` with :math:`s_j = F_j + 1 / c_j`; the linear system is
-    solved for ``s`` and :math:`F_j = s_j - 1/c_j`, clipped to [1e-6, 0.99].
+    solved for ``s`` (minimum-norm least squares: with two clusters of equal size only :math:`s_1 + s_2` is
+    identifiable, and it is split equally) and :math:`F_j = s_j - 1/c_j`, clipped to [1e-6, 0.99].
 
     Returns
     -------
@@ -415,12 +462,29 @@ def fmodel_drift(counts: np.ndarray, lay: LatentClassLayout, cluster_sizes: np.n
     v = dev.mean(axis=0)
     copies = tot[ok].mean(axis=0)
     A = np.diag(1.0 - 2.0 * w) + np.outer(np.ones(K), w ** 2)
-    try:
-        s = np.linalg.solve(A, v)
-    except np.linalg.LinAlgError:  # one cluster holds everyone (w = 1): its drift from itself is 0
-        s = v
+    # Singular when only sums of drifts are identifiable: two clusters of equal size see each other's deviation
+    # from the pooled mean mirrored (v_1 = v_2 = (s_1 + s_2) / 4). The minimum-norm solution then splits the sum
+    # equally; singular values below 1e-3 of the largest are cut, so near-singular systems do not amplify noise.
+    s = np.linalg.lstsq(A, v, rcond=1e-3)[0]
     drift = np.clip(s - 1.0 / np.maximum(copies, 1e-300), _F_MIN, _F_MAX)
     return drift, pbar
+
+
+def ld_inflation(V_sum: np.ndarray, V_parts: np.ndarray, q: np.ndarray) -> float:
+    r"""How much the loci's log-likelihood ratios covary: :math:`\kappa = \sum V_{sum} / \sum V_{parts}` over the
+    pairs of clusters (each weighted by the cluster's size), at least 1.
+
+    The model multiplies the loci as if they were independent (linkage equilibrium); with linked loci its
+    log-likelihood is a *composite* likelihood, whose log-likelihood ratios vary more than a likelihood's would:
+    within a cluster, the variance of an individual's summed ratio ``L_dj - L_dk`` (``V_sum``) exceeds the sum of the
+    per-locus variances (``V_parts``) by the covariances between loci. Dividing the ratios by
+    :math:`\kappa` is the magnitude adjustment of a composite likelihood (Chandler & Bate 2007, Pauli, Racugno &
+    Ventura 2011); for unlinked loci :math:`\kappa \approx 1` and nothing changes."""
+    W = q.sum(axis=0)
+    off = ~np.eye(len(W), dtype=bool)
+    num = float((W[:, None] * V_sum)[off].sum())
+    den = float((W[:, None] * V_parts)[off].sum())
+    return max(1.0, num / den) if den > 0 else 1.0
 
 
 def prior_counts(counts: np.ndarray, pseudo: tuple) -> np.ndarray:
@@ -430,10 +494,11 @@ def prior_counts(counts: np.ndarray, pseudo: tuple) -> np.ndarray:
 
 
 def predictive_memberships(source, counts, cluster_counts, lay, *, alpha: float, q: np.ndarray,
-                           pseudo: tuple | None = None) -> tuple[np.ndarray, tuple]:
+                           pseudo: tuple | None = None, inflation: float = 1.0) -> tuple[np.ndarray, tuple]:
     """Calibrated memberships of the source's individuals: ``P(C_d = j | x_d, the others)`` with the clusters'
-    allele frequencies integrated out under the F-model prior (:func:`fmodel_drift`) and each individual's own
-    expected copies ``q_dj x_d`` (and its share ``q_dj`` of the cluster sizes) removed.
+    allele frequencies integrated out under the F-model prior (:func:`fmodel_drift`), each individual's own
+    expected copies ``q_dj x_d`` (and its share ``q_dj`` of the cluster sizes) removed, and the loci's composite
+    log-likelihood divided by ``inflation`` (:func:`ld_inflation`).
 
     Returns ``(memberships (N, K), pseudo)``; ``pseudo = (drift, pbar)`` is what prediction on new individuals
     reuses (:func:`predictive_log_joint`).
@@ -441,12 +506,13 @@ def predictive_memberships(source, counts, cluster_counts, lay, *, alpha: float,
     if pseudo is None:
         pseudo = fmodel_drift(counts, lay, cluster_counts)
     A = prior_counts(counts, pseudo)
-    L = source.loo_log_posterior(A, q) + np.log(np.maximum(cluster_counts[None, :] - q + alpha, 1e-300))
+    L = source.loo_log_posterior(A, q) / inflation
+    L += np.log(np.maximum(cluster_counts[None, :] - q + alpha, 1e-300))
     return np.exp(log_normalize_rows(L)), pseudo
 
 
 def predictive_log_joint(rows: np.ndarray, lay: LatentClassLayout, counts, cluster_counts, pseudo, *,
-                         alpha: float, dosage: bool) -> np.ndarray:
+                         alpha: float, dosage: bool, inflation: float = 1.0) -> np.ndarray:
     """``log p(x_new, C = j | training data)`` of new individuals (N, K), up to a constant per row: the posterior
     predictive of their observed copies under every cluster (nothing to leave out) times the predictive cluster
     share ``(n_j + alpha) / (N + K alpha)``. ``rows`` are int8 dosages when ``dosage``, else allele-copy codes."""
@@ -456,4 +522,4 @@ def predictive_log_joint(rows: np.ndarray, lay: LatentClassLayout, counts, clust
         L = dosage_loo_log_posterior(rows, A[1::2], A[0::2], np.zeros((rows.shape[0], K)), lay.ploidy, check=False)
     else:
         L = _codes_loo_log_posterior(rows, lay, A, None)
-    return L + np.log((cluster_counts + alpha) / (cluster_counts.sum() + K * alpha))[None, :]
+    return L / inflation + np.log((cluster_counts + alpha) / (cluster_counts.sum() + K * alpha))[None, :]

@@ -6,8 +6,8 @@ Every popgen estimator and function takes any of these inputs through :func:`as_
 * a path to a STRUCTURE-format file (read with ``pgmpy_ext.io.read_structure``) or a ``StructureData``;
 * a 3-d array ``(individuals, loci, ploidy)`` of allele labels (any integers, e.g. microsatellite repeat lengths,
   or strings such as ``"A"``); missing copies are ``-9``, ``-1``, ``None`` or NaN;
-* a 2-d array or DataFrame of SNP **dosages** (0..ploidy copies of the alternative allele; NaN or ``-9`` = missing
-  genotype). A DataFrame's columns name the loci and its index names the individuals.
+* a 2-d array or DataFrame of SNP **dosages** (0..ploidy copies of the alternative allele; NaN, ``-9`` or ``-1`` =
+  missing genotype). A DataFrame's columns name the loci and its index names the individuals.
 
 The codes are **variable-major** (spec 9.1): locus ``i``'s ``P`` copies are columns ``i*P .. i*P+P-1`` of the
 ``(N, n_loci*P)`` int32 matrix, ``-1`` = missing copy, so the latent-class engine's ``ploidy`` layout reads them
@@ -319,8 +319,8 @@ def as_genotypes(X, *, ploidy: int | None = None, loci=None, individuals=None, p
             if bad_type.any():
                 d, i = np.argwhere(bad_type)[0]
                 raise TypeError(f"dosage matrix cell ({d}, {i}) holds {arr[d, i]!r}; dosages are numbers "
-                                f"0..{p} (NaN or {missing_code} = missing).")
-            miss_g = np.isnan(num) | (num == missing_code)
+                                f"0..{p} (NaN, {missing_code} or -1 = missing).")
+            miss_g = np.isnan(num) | (num == missing_code) | (num == -1)
             ok = ~miss_g
             bad = ok & ((num < 0) | (num > p) | (num != np.round(num)))
             if bad.any():

@@ -26,11 +26,13 @@ from pgmpy_ext.data import PARAMETER_VOCABULARY
 from pgmpy_ext.models import cpds_from_counts
 from pgmpy_ext.popgen._engine import (
     CodesSource,
+    DaskDosageSource,
     DosageSource,
     combine,
     finish,
     fit_start,
     fmodel_drift,
+    ld_inflation,
     predictive_log_joint,
     predictive_memberships,
     svd_start_scores,
@@ -179,6 +181,10 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         ``offsets_[i] .. offsets_[i+1]-1``).
     weights_ : ndarray (n_clusters,)
         Cluster proportions :math:`\theta_{C-j}`.
+    ld_inflation_ : float
+        How much more the loci's summed log-likelihood ratios vary within a cluster than independent loci would
+        (linkage, :math:`\kappa \ge 1`); the predictive memberships divide them by it (1 for unlinked loci and for
+        ``memberships="plug-in"``).
     drift_ : ndarray (n_clusters,)
         Each cluster's drift :math:`F_j` from the pooled frequencies, estimated by moments (the F-model prior of
         ``memberships="predictive"``; STRUCTURE's :math:`F_k`).
@@ -391,9 +397,13 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         self._counts_ = result.counts
         self._cluster_counts_ = result.cluster_counts
         if self.memberships == "predictive":
+            self.ld_inflation_ = ld_inflation(*source.ld_moments(result.theta, result.weights, result.resp),
+                                              result.resp)
             self.q_, self._pseudo_ = predictive_memberships(source, result.counts, result.cluster_counts,
-                                                            self._layout_, alpha=float(self.alpha), q=result.resp)
+                                                            self._layout_, alpha=float(self.alpha), q=result.resp,
+                                                            inflation=self.ld_inflation_)
         else:
+            self.ld_inflation_ = 1.0
             self.q_, self._pseudo_ = result.resp, fmodel_drift(result.counts, self._layout_, result.cluster_counts)
         self.drift_ = self._pseudo_[0]
         self.labels_ = np.argmax(self.q_, axis=1).astype(np.intp)
@@ -428,11 +438,11 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
             raise ValueError("init='pca-kmeans' needs the genotypes in memory; use init='svd' (the same idea, computed "
                              "chunk by chunk) on a dask array.")
         K = int(self.n_clusters)
-        source = DaskDosages(X, int(self.ploidy))
-        mask = source.polymorphic
+        dd = DaskDosages(X, int(self.ploidy))
+        mask = dd.polymorphic
         if not mask.any():
             raise ValueError("every SNP is monomorphic (a single observed allele); there is nothing to cluster on.")
-        source = source.subset(mask)
+        source = DaskDosageSource(dd.subset(mask) if not mask.all() else dd)
         rng = check_generator(self.random_state)
         init_fn = self._init_fn(source, None, K, rng, source.n_rows)
         starts = run_starts(partial(self._single_start, source, init_fn), int(self.n_init), rng,
@@ -510,7 +520,8 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         dosage = _codes_to_dosages(codes, int(self.ploidy)) if self._dosage_ else None
         rows = dosage if dosage is not None else codes
         return predictive_log_joint(rows, self._layout_, self._counts_, self._cluster_counts_, self._pseudo_,
-                                    alpha=float(self.alpha), dosage=dosage is not None)
+                                    alpha=float(self.alpha), dosage=dosage is not None,
+                                    inflation=self.ld_inflation_)
 
     def predict_proba(self, X) -> np.ndarray:
         """Memberships of new individuals (missing and unseen alleles summed out)."""

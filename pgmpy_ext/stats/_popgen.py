@@ -19,8 +19,14 @@ import numpy as np
 from pgmpy_ext._core import _popgen
 from pgmpy_ext.utils.validation import effective_n_threads
 
-__all__ = ["DosageEStep", "check_dosages", "dosage_allele_counts", "dosage_estep", "dosage_log_table",
-           "dosage_loo_log_posterior", "model_mi_with_cluster", "pairwise_model_mi"]
+__all__ = ["DOSAGE_BLOCK", "DosageEStep", "check_dosages", "dosage_allele_counts", "dosage_allele_totals",
+           "dosage_counts_from_resp", "dosage_estep", "dosage_log_table", "dosage_loo_log_posterior",
+           "dosage_slot_sums", "dosage_std_matmul", "dosage_std_rmatmul", "dosage_standardized",
+           "model_mi_with_cluster", "pairwise_model_mi"]
+
+#: SNPs per block when dosages are converted to floats (a block of 1,000 individuals is 64 MB in float64): the
+#: conversions below work block by block, so their memory is bounded whatever the number of SNPs.
+DOSAGE_BLOCK = 8192
 
 
 def _check(theta, cluster_weights, cards):
@@ -164,7 +170,7 @@ class DosageEStep:
 
 
 def dosage_estep(G, log_table, log_prior, *, weights=None, return_resp: bool = False, counts: bool = True,
-                 ploidy: int | None = None, check: bool = True) -> DosageEStep:
+                 ploidy: int | None = None, check: bool = True, log_joint: bool = False) -> DosageEStep:
     """E step of the latent-class model on dosages (kernel ``dosage_estep``).
 
     Parameters
@@ -181,6 +187,9 @@ def dosage_estep(G, log_table, log_prior, *, weights=None, return_resp: bool = F
         Checked against the table (``P + 2`` slots) and used to validate ``G`` when ``check``.
     check : bool, default True
         Validate ``G``'s range (an engine that validated once passes False inside its iterations).
+    log_joint : bool, default False
+        ``resp`` holds the log joints ``log P(x_d, C = j)`` instead of the posteriors (their differences are the
+        log-likelihood ratios, exact where posteriors underflow).
 
     Examples
     --------
@@ -206,7 +215,7 @@ def dosage_estep(G, log_table, log_prior, *, weights=None, return_resp: bool = F
     sums = np.zeros((M, S, K)) if counts else np.zeros((0, S, K))
     nc = np.zeros(K)
     resp = np.empty((n, K)) if return_resp else np.empty((0, K))
-    ll, n_zero = _popgen.dosage_estep(G, w, table, lp, sums, nc, resp)
+    ll, n_zero = _popgen.dosage_estep(G, w, table, lp, sums, nc, resp, log_joint)
     return DosageEStep(float(ll), sums if counts else None, nc, resp if return_resp else None, int(n_zero))
 
 
@@ -251,3 +260,63 @@ def dosage_loo_log_posterior(G, A1, A0, q, ploidy: int, *, check: bool = True) -
                                      np.ascontiguousarray(A0, dtype=np.float64),
                                      np.ascontiguousarray(q, dtype=np.float64), int(ploidy), out)
     return out
+
+
+def dosage_allele_totals(G, ploidy: int) -> tuple[np.ndarray, np.ndarray]:
+    """Copies of allele 1 and observed copies per SNP, ``(M,)`` float64 each (exact integers)."""
+    obs = G >= 0
+    ones = np.where(obs, G, 0).sum(axis=0, dtype=np.int64)
+    return ones.astype(np.float64), ploidy * obs.sum(axis=0, dtype=np.int64).astype(np.float64)
+
+
+def dosage_counts_from_resp(G, resp: np.ndarray, ploidy: int) -> np.ndarray:
+    """Expected allele counts ``(2M, K)`` of given memberships in the latent-class layout (row ``2i`` allele 0,
+    ``2i + 1`` allele 1); missing genotypes add nothing."""
+    M = G.shape[1]
+    counts = np.zeros((2 * M, resp.shape[1]))
+    for b0 in range(0, M, DOSAGE_BLOCK):
+        g = G[:, b0:b0 + DOSAGE_BLOCK].astype(np.float64)
+        obs = g >= 0
+        g[~obs] = 0.0
+        b1 = b0 + g.shape[1]
+        counts[2 * b0 + 1:2 * b1:2] = g.T @ resp
+        counts[2 * b0:2 * b1:2] = (ploidy * obs - g).T @ resp
+    return counts
+
+
+def dosage_standardized(G, mean: np.ndarray, scale: np.ndarray, b0: int = 0, b1: int | None = None) -> np.ndarray:
+    """``(G - mean) / scale`` of SNPs ``b0:b1`` as float64, 0 where the genotype is missing (the PCA input)."""
+    b1 = G.shape[1] if b1 is None else b1
+    g = G[:, b0:b1].astype(np.float64)
+    x = (g - mean[b0:b1]) / scale[b0:b1]
+    x[g < 0] = 0.0
+    return x
+
+
+def dosage_std_matmul(G, mean, scale, B: np.ndarray) -> np.ndarray:
+    """``X @ B`` for the standardised ``X`` (:func:`dosage_standardized`), block by block."""
+    out = np.zeros((G.shape[0], B.shape[1]))
+    for b0 in range(0, G.shape[1], DOSAGE_BLOCK):
+        out += dosage_standardized(G, mean, scale, b0, b0 + DOSAGE_BLOCK) @ B[b0:b0 + DOSAGE_BLOCK]
+    return out
+
+
+def dosage_std_rmatmul(G, mean, scale, Y: np.ndarray) -> np.ndarray:
+    """``X.T @ Y`` for the standardised ``X`` (:func:`dosage_standardized`), block by block."""
+    out = np.empty((G.shape[1], Y.shape[1]))
+    for b0 in range(0, G.shape[1], DOSAGE_BLOCK):
+        x = dosage_standardized(G, mean, scale, b0, b0 + DOSAGE_BLOCK)
+        out[b0:b0 + x.shape[1]] = x.T @ Y
+    return out
+
+
+def dosage_slot_sums(G, q: np.ndarray, ploidy: int) -> np.ndarray:
+    """``sums[i, g, k] = sum_d q_dk 1[G_di = g]`` (slot ``P + 1``: missing), ``(M, P + 2, K)``: the scatter of the E
+    step for given memberships."""
+    sums = np.zeros((G.shape[1], ploidy + 2, q.shape[1]))
+    for b0 in range(0, G.shape[1], DOSAGE_BLOCK):
+        g = G[:, b0:b0 + DOSAGE_BLOCK]
+        for v in range(ploidy + 1):
+            sums[b0:b0 + g.shape[1], v, :] = (g == v).T.astype(np.float64) @ q
+        sums[b0:b0 + g.shape[1], ploidy + 1, :] = (g < 0).T.astype(np.float64) @ q
+    return sums
