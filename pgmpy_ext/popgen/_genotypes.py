@@ -102,18 +102,20 @@ class Genotypes:
         ``impute`` (the usual PCA input), else left out. For biallelic SNPs the second column of each block is
         the 0..ploidy dosage.
         """
-        offsets = np.concatenate([[0], np.cumsum(self._cards)])
+        offsets = np.concatenate([[0], np.cumsum(self._cards)]).astype(np.intp)
         out = np.zeros((self.n_individuals, int(offsets[-1])))
-        for i in range(self.n_loci):
-            a = self.alleles[:, i, :]
-            block = out[:, offsets[i]:offsets[i + 1]]
-            for k in range(self._cards[i]):
-                block[:, k] = (a == k).sum(axis=1)
-            if impute:
-                n_miss = (a < 0).sum(axis=1)
-                if n_miss.any():
-                    freq = block.sum(axis=0) / max(block.sum(), 1.0)
-                    block += n_miss[:, None] * freq[None, :]
+        a = self.alleles
+        for k in range(int(self._cards.max(initial=0))):  # vectorised over loci: allele k of every locus that has it
+            has = self._cards > k
+            out[:, offsets[:-1][has] + k] = (a[:, has, :] == k).sum(axis=2)
+        if impute:
+            n_miss = (a < 0).sum(axis=2)  # (N, n_loci)
+            if n_miss.any():
+                totals = out.sum(axis=0)
+                per_locus = np.add.reduceat(totals, offsets[:-1]) if len(totals) else totals
+                locus_of = np.repeat(np.arange(self.n_loci), self._cards)
+                freq = totals / np.maximum(per_locus[locus_of], 1.0)
+                out += n_miss[:, locus_of] * freq[None, :]
         return out
 
     def subset(self, loci=None, individuals=None) -> Genotypes:

@@ -47,6 +47,7 @@ from pgmpy_ext.utils import (
     check_generator,
     check_option,
     check_params,
+    effective_n_threads,
     fill_doc,
     log_normalize_rows,
     logsumexp_rows,
@@ -96,12 +97,16 @@ def pca_kmeans_labels(genotypes, n_clusters: int, *, n_components: int | None = 
     1.0
     """
     from sklearn.cluster import KMeans
+    from threadpoolctl import threadpool_limits
 
     g = as_genotypes(genotypes, allow_empty_individuals=True)
     rng = check_generator(random_state)
     seed = int(rng.integers(2**31 - 1))
-    scores = _pca_scores(g, int(n_clusters), seed, n_components)
-    return KMeans(n_clusters=int(n_clusters), n_init=n_init, random_state=seed).fit_predict(scores).astype(np.intp)
+    # one thread: the SVD of an (N, alleles) matrix with N in the hundreds and the k-means of (N, K - 1) scores are
+    # too small for threads, which only wait on each other on a loaded machine (8 s instead of 0.2 s measured)
+    with threadpool_limits(1):
+        scores = _pca_scores(g, int(n_clusters), seed, n_components)
+        return KMeans(n_clusters=int(n_clusters), n_init=n_init, random_state=seed).fit_predict(scores).astype(np.intp)
 
 
 @fill_doc
@@ -316,9 +321,15 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         if isinstance(self.init, str) and self.init == "random":
             return _RandomInit()
         if isinstance(self.init, str) and self.init == "svd":
-            return _ScoresKMeansInit(svd_scores_of(source, K, rng), K)
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(effective_n_threads(self.n_jobs)):  # BLAS threads of the SVD products: n_jobs
+                return _ScoresKMeansInit(svd_scores_of(source, K, rng), K)
         if isinstance(self.init, str):
-            return _PCAKMeansInit(_pca_scores(gu_fn(), K, int(rng.integers(2**31 - 1))), K)
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(1):
+                return _PCAKMeansInit(_pca_scores(gu_fn(), K, int(rng.integers(2**31 - 1))), K)
         labels = np.asarray(self.init)
         if labels.shape != (n_rows,) or not np.issubdtype(labels.dtype, np.integer) \
                 or labels.min() < 0 or labels.max() >= K:
@@ -649,9 +660,11 @@ class _PCAKMeansInit:
 
     def __call__(self, rng):
         from sklearn.cluster import KMeans
+        from threadpoolctl import threadpool_limits
 
         km = KMeans(n_clusters=self.K, n_init=1, random_state=int(rng.integers(2**31 - 1)))
-        return km.fit_predict(self.scores).astype(np.intp)
+        with threadpool_limits(1):
+            return km.fit_predict(self.scores).astype(np.intp)
 
 
 @dataclass
