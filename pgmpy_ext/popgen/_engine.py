@@ -418,6 +418,9 @@ def combine(source, starts, policy: str, *, missing: str) -> FitResult:
         return best
     mix = (np.full(len(starts), 1.0 / len(starts)) if policy == "uniform"
            else np.exp(lls - lls.max()) / np.exp(lls - lls.max()).sum())
+    for s in starts:  # the alignment needs every start's posteriors (fit_start keeps none)
+        if s.resp is None:
+            s.resp = source.posteriors(s.theta, s.weights)
     perms = align_starts(starts, best, np.ones(source.n_rows))
     theta = sum(m * s.theta[:, p] for m, s, p in zip(mix, starts, perms))
     weights = sum(m * s.weights[p] for m, s, p in zip(mix, starts, perms))

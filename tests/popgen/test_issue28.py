@@ -115,6 +115,15 @@ def test_fast_encodings_equal_the_per_locus_encoding(monkeypatch):
         assert fast.allele_labels == slow.allele_labels
 
 
+@pytest.mark.parametrize("policy", ["uniform", "averaging"])
+def test_averaging_policies_align_the_starts(policy):
+    G, pop = _dosages(120, 3, 300, 0.05, 8)
+    est = PopulationEMA(n_clusters=3, n_init=3, policy=policy, random_state=0).fit(G)
+    best = PopulationEMA(n_clusters=3, n_init=3, random_state=0).fit(G)
+    assert _acc(pop, est.labels_) == pytest.approx(_acc(pop, best.labels_), abs=0.02)
+    assert est.start_scores_.shape == (3,)
+
+
 def test_thesis_settings_are_the_old_options():
     assert THESIS_SETTINGS == {"init": "random", "stopping": "params", "tol": 0.01, "accelerate": None,
                                "memberships": "plug-in", "alpha": 1.0, "structure_prior": 0.5}
