@@ -37,8 +37,13 @@ def _chunk(block, cols, ploidy: int) -> np.ndarray:
     G = np.asarray(block)
     if G.dtype.kind == "f":
         G = np.where(np.isnan(G), -1, G)
-    G = np.where(G < 0, -1, G)
-    G = check_dosages(G.astype(np.int16, copy=False), ploidy)
+        if np.any(G != np.round(G)):
+            bad = G[G != np.round(G)][0]
+            raise ValueError(f"dosage {bad} is not a whole number; dosages count copies of allele 1.")
+        G = G.astype(np.int16)
+    if G.dtype != np.int8 or (G.size and G.min() < -1):  # int8 with -1 for missing is used as it is (no copy)
+        G = np.where(G < 0, -1, G)
+    G = check_dosages(G, ploidy)
     return G if cols is None else np.ascontiguousarray(G[:, cols])
 
 

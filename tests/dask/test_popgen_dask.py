@@ -60,6 +60,17 @@ def test_dask_fit_refuses_what_needs_the_rows_in_memory():
         PopulationEMA(n_clusters=3, init="pca-kmeans").fit(X)
     with pytest.raises(ValueError, match="dosage 3 at row"):
         PopulationEMA(n_clusters=3).fit(da.from_array(np.full((6, 4), 3, dtype=np.int8), chunks=(3, 4)))
+    with pytest.raises(ValueError, match="is not a whole number"):
+        PopulationEMA(n_clusters=3).fit(da.from_array(np.full((6, 4), 0.5), chunks=(3, 4)))
+
+
+@pytest.mark.usefixtures("threads_scheduler")
+def test_float_dosages_with_nan_are_missing_genotypes():
+    G, _ = _dosages(seed=2, n=60, m=150, K=2)
+    F = np.where(G < 0, np.nan, G.astype(float))
+    mem = PopulationEMA(n_clusters=2, random_state=0).fit(F)
+    got = PopulationEMA(n_clusters=2, random_state=0).fit(da.from_array(F, chunks=(20, 150)))
+    _same(mem, got)
 
 
 def test_dask_fit_on_a_local_cluster_without_pgmpy_on_workers():
