@@ -120,6 +120,8 @@ def fastmixture(G, K, seed):
     exe = shutil.which("fastmixture") or str(Path(sys.executable).parent / "fastmixture")
     if not os.path.exists(exe):
         return None
+    freq = np.where(G >= 0, G, 0).sum(axis=0) / (2.0 * (G >= 0).sum(axis=0))
+    G = G[:, (freq > 0) & (freq < 1)]  # fastmixture refuses monomorphic SNPs ("Please perform MAF filtering!")
     with tempfile.TemporaryDirectory() as d:
         prefix = os.path.join(d, "sim")
         write_bed(prefix, G)
