@@ -19,7 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
-from pgmpy_ext.data import DiscreteInputMixin, EncodedData, check_no_missing, encode
+from pgmpy_ext.data import DiscreteInputMixin, EncodedData, check_no_missing, encode, warn_mostly_unseen
 from pgmpy_ext.models import multinet_to_network
 from pgmpy_ext.utils import log_normalize_rows, logsumexp_rows, run_starts
 
@@ -238,8 +238,12 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         if getattr(self, "missing", "available_case") == "error":
             check_no_missing(frame[columns], f"{type(self).__name__}.predict")
         states = {c: self.encoder_.states[k] for k, c in enumerate(columns)}
-        return encode(frame[columns], states=states, missing="skip", strict_states=True,
-                      handle_unknown=getattr(self, "handle_unknown", "error")).codes
+        handle_unknown = getattr(self, "handle_unknown", "error")
+        codes = encode(frame[columns], states=states, missing="skip", strict_states=True,
+                       handle_unknown=handle_unknown).codes
+        if handle_unknown == "ignore":  # a feature mostly unseen (e.g. its type changed) would vanish silently
+            warn_mostly_unseen(frame, codes, columns, self.encoder_.states)
+        return codes
 
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """``log p(x, cluster = k)`` per row, shape (n_samples, n_clusters)."""

@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
 from pgmpy_ext.clustering import LATENT_POLICIES, combine_starts, latent_class_data, latent_class_single_start
-from pgmpy_ext.data import PARAMETER_VOCABULARY
+from pgmpy_ext.data import PARAMETER_VOCABULARY, check_unique_columns, refuse_dask
 from pgmpy_ext.models import cpds_from_counts
 from pgmpy_ext.popgen._fst import FST_VARIANTS, fst_from_model, fst_reynolds
 from pgmpy_ext.popgen._genotypes import Genotypes, as_genotypes
@@ -244,7 +245,11 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         self
         """
         self._check_params()
+        refuse_dask(self, X, method="fit")
+        check_unique_columns(X, "PopulationEMA (one column per locus)")
         g = as_genotypes(X, ploidy=int(self.ploidy))
+        if g.n_individuals == 0:
+            raise ValueError("X has no individuals (0 rows); PopulationEMA needs genotypes to cluster.")
         K = int(self.n_clusters)
         mask = g.polymorphic
         if not mask.any():
@@ -276,6 +281,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         result = combine_starts(data, starts, self.policy, missing=self.missing)
         self.n_individuals_ = g.n_individuals
         self.n_loci_in_ = g.n_loci
+        self._loci_in = list(g.loci)  # the fitted locus names, checked against a DataFrame's columns at predict
         self.loci_mask_ = mask
         self.loci_ = list(gu.loci)
         self.cards_ = gu.cards
@@ -341,7 +347,14 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     # ------------------------------------------------------------------ predict
     def _codes(self, X) -> np.ndarray:
         """Codes of new genotypes in the fitted loci and allele labels (unseen alleles -> missing)."""
+        refuse_dask(self, X, method="predict")
         g = as_genotypes(X, ploidy=int(self.ploidy), allow_empty_individuals=True)
+        fitted = self.__dict__.get("_loci_in")
+        if isinstance(X, pd.DataFrame) and fitted is not None and list(X.columns) != fitted:
+            new, gone = [c for c in X.columns if c not in fitted], [c for c in fitted if c not in set(X.columns)]
+            what = f"unseen at fit {new!r}, missing {gone!r}" if new or gone else "the same loci in another order"
+            raise ValueError(f"X's loci (columns) differ from those seen at fit ({what}); pass the fitted loci in "
+                             "the fitted order.")
         if g.n_loci != self.n_loci_in_:
             raise ValueError(f"X has {g.n_loci} loci, the model was fitted on {self.n_loci_in_}.")
         used = np.flatnonzero(self.loci_mask_)
@@ -358,7 +371,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
                                      f"individual {g.individuals[d]!r} that was not seen during fit (known: "
                                      f"{list(self.allele_labels_[t])}). Pass handle_unknown='ignore' to sum it out "
                                      "as a missing allele.")
-        return out.reshape(g.n_individuals, -1)
+        return out.reshape(g.n_individuals, len(used) * g.ploidy)
 
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """``log p(x_observed, C = j)`` per individual, (n_individuals, n_clusters)."""
