@@ -182,10 +182,19 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         if message is not None:
             warnings.warn(message, ConvergenceWarning, stacklevel=2)
         self._name_cluster_node()
-        for stale in ("model_", "models_"):  # a refit may switch between one network and a multinet
+        for stale in ("model_", "models_", "_no_model_reason"):  # a refit may switch between network and multinet
             self.__dict__.pop(stale, None)
         self._build_models()  # pgmpy objects last
         return self
+
+    def __getattr__(self, name):
+        """Called only when ``name`` is not found: a ``model_`` that this fit did not build (a one-network form
+        above ``MODEL_MAX_CPD_SIZE``) gets an AttributeError that says why and what to use instead."""
+        if name == "model_":
+            reason = self.__dict__.get("_no_model_reason")
+            if reason is not None:
+                raise AttributeError(f"This {type(self).__name__} has no model_: {reason}")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _name_cluster_node(self) -> None:
         """``cluster_node_``: ``"cluster"``, with underscores appended while a feature has that name."""
