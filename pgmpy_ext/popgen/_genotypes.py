@@ -289,7 +289,8 @@ def as_genotypes(X, *, ploidy: int | None = None, loci=None, individuals=None, p
         elif arr.ndim == 2:
             p = 2 if ploidy is None else int(ploidy)
             if arr.shape[1] == 0:
-                raise ValueError("the genotypes have no locus (0 columns); give at least one locus.")
+                raise ValueError(f"Found array with 0 feature(s) (shape={arr.shape}) while a minimum of 1 is "
+                                 "required: the genotypes have no locus (0 columns); give at least one locus.")
 
             def _where(d, i):  # the user's locus name and individual label of a cell, for messages
                 lab = frame_index[d] if frame_index is not None else d

@@ -201,6 +201,12 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
                               "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
                               "structure_prior": [Interval(numbers.Real, 0, 1)]}
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # NaN (and -9) is a missing allele, summed out exactly
+        tags.input_tags.positive_only = True  # a dosage counts alleles: 0..ploidy
+        return tags
+
     def __init__(self, n_clusters=2, *, ploidy=2, missing="impute", init="random", n_init=10, policy="best",
                  tol=0.01, alpha=1.0, structure_prior=0.5, max_iter=1000, random_state=None, n_jobs=None,
                  show_progress=False, handle_unknown="ignore"):
