@@ -205,7 +205,8 @@ with threadpool_limits(1):
                 t0 = time.perf_counter()
                 res = fit_tm(clf.encoder_, clf.class_node_, parents, warn=False, **opts)
                 best_tm = min(best_tm, time.perf_counter() - t0)
-            out["fits"][f"{name} {'NB' if cls is NaiveBayesClassifier else 'TAN'}"] = [best_clf, best_tm, int(res.n_iter)]
+            label = "NB" if cls is NaiveBayesClassifier else "TAN"
+            out["fits"][f"{name} {label}"] = [best_clf, best_tm, int(res.n_iter)]
 print(json.dumps(out))
 """
 
