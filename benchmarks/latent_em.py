@@ -107,7 +107,7 @@ def stepmix_vs_ours_same_start(codes, cards, K, data):
                     progress_bar=0, abs_tol=1e-10, rel_tol=1e-12).fit(codes)
         ll_stepmix = float(m.score(codes) * codes.shape[0])
     s = latent_class_single_start(data, K, np.random.default_rng(0), method="em", alpha=0.0, init=start,
-                                  tol=1e-12, eps=None, max_iter=2000)
+                                  tol=1e-12, max_iter=2000)
     return ll_stepmix, s.loglik
 
 

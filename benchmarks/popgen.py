@@ -40,7 +40,7 @@ def allele_frequency_em(g, K, n_init, seed, max_iter=1000):
     data = latent_class_data(g.codes, g.cards, ploidy=g.ploidy)
     best = None
     for rng in np.random.default_rng(seed).spawn(n_init):
-        s = latent_class_single_start(data, K, rng, method="em", alpha=1.0, eps=0.01, tol=None,
+        s = latent_class_single_start(data, K, rng, method="em", alpha=1.0, tol=0.01, criterion="params",
                                       max_iter=max_iter)
         if best is None or s.loglik > best.loglik:
             best = s
@@ -199,7 +199,7 @@ def part3(lines, m):
     cpu, iters = [], []
     for rng in np.random.default_rng(0).spawn(5):  # CPU seconds of single starts, in this process
         c = time.process_time()
-        s = latent_class_single_start(data, 3, rng, method="ema", eps=0.01, tol=None)
+        s = latent_class_single_start(data, 3, rng, method="ema", tol=0.01)
         cpu.append(time.process_time() - c)
         iters.append(s.n_iter)
     load = os.getloadavg()

@@ -33,7 +33,7 @@ def test_cluster_writes_k_labels_equal_to_the_library(corral_csv, tmp_path, caps
                  "--n-init", "2", "--random-state", "3", "--output", str(out), "--model-output", str(net),
                  "--no-progress"]) == 0
     text = capsys.readouterr().out
-    assert f"# corral.csv: 128 rows, 6 features; CEM-{model.upper()}, 2 clusters, 2 restart(s), alpha 0.0, seed 3" \
+    assert f"# corral.csv: 128 rows, 6 features; CEM-{model.upper()}, 2 clusters, 2 restart(s), alpha 0.5, seed 3" \
         in text
     assert "# columns: 0 discretised (equal-frequency, 5 bins, on all the rows): none; 6 kept as categorical " \
            "(states): A0 (2), A1 (2), B0 (2), B1 (2), Irrelevant (2), Correlated (2)" in text

@@ -47,7 +47,7 @@ LAYERS: dict[str, int] = {
     "models": 2, "scores": 2,
     "parameters": 3,
     "structure": 4,
-    "classifiers": 5, "feature_selection": 5,
+    "classifiers": 5, "tree": 5,
     "clustering": 6, "ensembles": 6, "maps": 6, "popgen": 6, "biclustering": 6,
     "evaluation": 7,
     "experiments": 8,

@@ -8,11 +8,11 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, BiclusterMixin
-from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from pgmpy_ext.data import PARAMETER_VOCABULARY
 from pgmpy_ext.stats import samba_improve
-from pgmpy_ext.utils import check_generator
+from pgmpy_ext.utils import Interval, check_generator, check_params
 
 __all__ = ["SAMBA", "check_finite_matrix"]
 
@@ -174,21 +174,19 @@ class SAMBA(BiclusterMixin, BaseEstimator):
         self.random_state = random_state
         self.show_progress = show_progress
 
+    _parameter_constraints = {
+        **PARAMETER_VOCABULARY, "threshold": [Interval(numbers.Real, 0, None, closed="neither")],
+        "p_c": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "kernel_size": [Interval(numbers.Integral, 1, None)],
+        "max_subsets_per_gene": [Interval(numbers.Integral, 1, None)],
+        "min_rows": [Interval(numbers.Integral, 1, None)], "min_cols": [Interval(numbers.Integral, 1, None)],
+        "max_gene_degree": [None, Interval(numbers.Integral, 1, None)],
+        "n_seeds": [Interval(numbers.Integral, 1, None)], "n_biclusters": [Interval(numbers.Integral, 1, None)],
+        "max_overlap": [Interval(numbers.Real, 0, 1)], "signed": ["boolean"],
+    }
+
     def _check_params(self):
-        check_scalar(self.threshold, "threshold", numbers.Real, min_val=0.0, include_boundaries="neither")
-        check_scalar(self.p_c, "p_c", numbers.Real, min_val=0.0, max_val=1.0, include_boundaries="neither")
-        check_scalar(self.kernel_size, "kernel_size", numbers.Integral, min_val=1)
-        check_scalar(self.max_subsets_per_gene, "max_subsets_per_gene", numbers.Integral, min_val=1)
-        check_scalar(self.min_rows, "min_rows", numbers.Integral, min_val=1)
-        check_scalar(self.min_cols, "min_cols", numbers.Integral, min_val=1)
-        if self.max_gene_degree is not None:
-            check_scalar(self.max_gene_degree, "max_gene_degree", numbers.Integral, min_val=1)
-        check_scalar(self.n_seeds, "n_seeds", numbers.Integral, min_val=1)
-        check_scalar(self.n_biclusters, "n_biclusters", numbers.Integral, min_val=1)
-        check_scalar(self.max_overlap, "max_overlap", numbers.Real, min_val=0.0, max_val=1.0)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, min_val=0)
-        if not isinstance(self.signed, (bool, np.bool_)):
-            raise TypeError(f"signed must be a bool, got {type(self.signed).__name__}.")
+        check_params(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

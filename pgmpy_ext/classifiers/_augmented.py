@@ -24,8 +24,7 @@ class NaiveBayesClassifier(BNClassifierBase):
     estimator : pgmpy DiscreteParameterEstimator, optional
         Used instead of the built-in counts when given (e.g. ``DiscreteBayesianEstimator(prior_type="BDeu")`` or
         pgmpy-ext's ``TMEstimator``); a fresh copy is fitted, ``alpha`` is then ignored.
-    n_jobs : int, default 1
-        Threads for the counting and posterior kernels (results do not depend on it).
+    %(n_jobs)s
     show_progress : bool, default False
         Unused by naive Bayes.
     %(handle_unknown)s
@@ -48,7 +47,9 @@ class NaiveBayesClassifier(BNClassifierBase):
     ['yes']
     """
 
-    def __init__(self, *, alpha=1.0, estimator=None, n_jobs=1, show_progress=False, handle_unknown="ignore",
+    _narrow_training_codes = True  # the counting kernels read int8 codes as they are
+
+    def __init__(self, *, alpha=1.0, estimator=None, n_jobs=None, show_progress=False, handle_unknown="ignore",
                  missing="available_case"):
         self.alpha = alpha
         self.estimator = estimator
@@ -97,8 +98,10 @@ class TANClassifier(BNClassifierBase):
     [[0.22, 0.78], [0.821, 0.179]]
     """
 
-    def __init__(self, *, root=None, alpha=1.0, estimator=None, n_jobs=1, show_progress=False, handle_unknown="ignore",
-                 missing="available_case"):
+    _narrow_training_codes = True  # the counting kernels read int8 codes as they are
+
+    def __init__(self, *, root=None, alpha=1.0, estimator=None, n_jobs=None, show_progress=False,
+                 handle_unknown="ignore", missing="available_case"):
         self.root = root
         self.alpha = alpha
         self.estimator = estimator

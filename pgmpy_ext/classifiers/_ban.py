@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import numbers
 
-from sklearn.utils import check_scalar
-
 from pgmpy_ext.classifiers._base import BNClassifierBase
 from pgmpy_ext.stats import SCORE_KINDS
 from pgmpy_ext.structure import fit_ban
-from pgmpy_ext.utils import check_option, fill_doc
+from pgmpy_ext.utils import Interval, Options, fill_doc
 
 __all__ = ["BANClassifier"]
 
@@ -37,8 +35,7 @@ class BANClassifier(BNClassifierBase):
         ``CategoricalNB``'s ``alpha``); 0 gives maximum likelihood.
     estimator : pgmpy DiscreteParameterEstimator, optional
         Used instead of the built-in counts when given; a fresh copy is fitted, ``alpha`` is then ignored.
-    n_jobs : int, default 1
-        Threads for the posterior kernel (results do not depend on it).
+    %(n_jobs)s
     random_state : None, int or numpy Generator
         Seeds the random ordering when ``order`` is None. The same seed gives the same model.
     show_progress : bool, default False
@@ -89,7 +86,7 @@ class BANClassifier(BNClassifierBase):
     [0, 1, 0]
     """
 
-    def __init__(self, *, max_parents=4, order=None, scoring_method="k2", alpha=1.0, estimator=None, n_jobs=1,
+    def __init__(self, *, max_parents=4, order=None, scoring_method="k2", alpha=1.0, estimator=None, n_jobs=None,
                  random_state=None, show_progress=False, handle_unknown="ignore",
                  missing="available_case"):
         self.max_parents = max_parents
@@ -103,12 +100,9 @@ class BANClassifier(BNClassifierBase):
         self.handle_unknown = handle_unknown
         self.missing = missing
 
-    def _check_params(self):
-        super()._check_params()
-        check_scalar(self.max_parents, "max_parents", numbers.Integral, min_val=0)
-        check_option(self.scoring_method, "scoring_method", SCORE_KINDS)
-        if self.order is not None and isinstance(self.order, (str, bytes)):
-            raise TypeError(f"order must be a sequence of feature names, got the string {self.order!r}.")
+    _parameter_constraints = {**BNClassifierBase._parameter_constraints,
+                              "max_parents": [Interval(numbers.Integral, 0, None)],
+                              "scoring_method": [Options(SCORE_KINDS)], "order": [None, "array-like"]}
 
     def _fit_structure(self, data, class_node, rng):
         return fit_ban(data, class_node, max_parents=self.max_parents, order=self.order, random_state=rng,

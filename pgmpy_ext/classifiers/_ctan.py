@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-from sklearn.utils import check_scalar
-
 from pgmpy_ext.classifiers._base import BNClassifierBase
 from pgmpy_ext.structure import fit_ctan
 from pgmpy_ext.utils import fill_doc
@@ -30,8 +27,7 @@ class CTANClassifier(BNClassifierBase):
         Dirichlet pseudo-count per CPT cell (0 = maximum likelihood, the thesis); ignored with ``estimator``.
     estimator : pgmpy DiscreteParameterEstimator, optional
         E.g. ``TMEstimator()`` for cTAN-TM; a fresh copy is fitted into ``estimator_``.
-    n_jobs : int, default 1
-        Threads for the pairwise counting and posterior kernels (results do not depend on it).
+    %(n_jobs)s
     show_progress : bool, default False
         Unused.
     %(handle_unknown)s
@@ -62,7 +58,7 @@ class CTANClassifier(BNClassifierBase):
     1.0
     """
 
-    def __init__(self, *, root=None, drop_negative_edges=False, alpha=1.0, estimator=None, n_jobs=1,
+    def __init__(self, *, root=None, drop_negative_edges=False, alpha=1.0, estimator=None, n_jobs=None,
                  show_progress=False, handle_unknown="ignore",
                  missing="available_case"):
         self.root = root
@@ -74,9 +70,7 @@ class CTANClassifier(BNClassifierBase):
         self.handle_unknown = handle_unknown
         self.missing = missing
 
-    def _check_params(self):
-        super()._check_params()
-        check_scalar(self.drop_negative_edges, "drop_negative_edges", (bool, np.bool_))
+    _parameter_constraints = {**BNClassifierBase._parameter_constraints, "drop_negative_edges": ["boolean"]}
 
     def _fit_structure(self, data, class_node, rng):
         return fit_ctan(data, class_node, root=self.root, drop_negative_edges=self.drop_negative_edges,

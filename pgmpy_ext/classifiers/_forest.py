@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import numbers
+
 from pgmpy_ext.classifiers._base import BNClassifierBase
 from pgmpy_ext.structure import (
-    check_abn_params,
-    check_fan_params,
-    check_sbn_params,
+    ABN_WEIGHTS,
+    SBN_STOPPING,
     fit_abn,
     fit_fan,
     fit_sbn,
     labelled_matrix,
     monitor_frame,
 )
-from pgmpy_ext.utils import fill_doc
+from pgmpy_ext.utils import Interval, Options, fill_doc
 
 __all__ = ["ABNClassifier", "FANClassifier", "SBNClassifier"]
 
@@ -40,8 +41,7 @@ class FANClassifier(BNClassifierBase):
         ``CategoricalNB``'s ``alpha``); 0 gives maximum likelihood.
     estimator : pgmpy DiscreteParameterEstimator, optional
         Used instead of the built-in counts when given; a fresh copy is fitted, ``alpha`` is then ignored.
-    n_jobs : int, default 1
-        Threads for the counting and posterior kernels (results do not depend on it).
+    %(n_jobs)s
     show_progress : bool, default False
         Unused.
     %(handle_unknown)s
@@ -90,7 +90,7 @@ class FANClassifier(BNClassifierBase):
     []
     """
 
-    def __init__(self, *, n_edges=1, root=None, alpha=1.0, estimator=None, n_jobs=1, show_progress=False,
+    def __init__(self, *, n_edges=1, root=None, alpha=1.0, estimator=None, n_jobs=None, show_progress=False,
                  handle_unknown="ignore", missing="available_case"):
         self.n_edges = n_edges
         self.root = root
@@ -101,9 +101,8 @@ class FANClassifier(BNClassifierBase):
         self.handle_unknown = handle_unknown
         self.missing = missing
 
-    def _check_params(self):
-        super()._check_params()
-        check_fan_params(self.n_edges)
+    _parameter_constraints = {**BNClassifierBase._parameter_constraints,
+                              "n_edges": [Interval(numbers.Integral, 0, None)]}
 
     def _fit_structure(self, data, class_node, rng):
         return fit_fan(data, class_node, n_edges=self.n_edges, root=self.root, n_jobs=self.n_jobs or 1)
@@ -139,8 +138,7 @@ class SBNClassifier(BNClassifierBase):
         uses maximum-likelihood CMI (D3).
     estimator : pgmpy DiscreteParameterEstimator, optional
         Used instead of the built-in counts when given; a fresh copy is fitted, ``alpha`` is then ignored.
-    n_jobs : int, default 1
-        Threads for the counting and posterior kernels (results do not depend on it).
+    %(n_jobs)s
     show_progress : bool, default False
         Unused.
     %(handle_unknown)s
@@ -212,7 +210,7 @@ class SBNClassifier(BNClassifierBase):
     """
 
     def __init__(self, *, stopping="marginal", integer_code_length=False, penalty_bits=None, max_edges=None,
-                 root=None, alpha=1.0, estimator=None, n_jobs=1, show_progress=False,
+                 root=None, alpha=1.0, estimator=None, n_jobs=None, show_progress=False,
                  handle_unknown="ignore", missing="available_case"):
         self.stopping = stopping
         self.integer_code_length = integer_code_length
@@ -226,9 +224,10 @@ class SBNClassifier(BNClassifierBase):
         self.handle_unknown = handle_unknown
         self.missing = missing
 
-    def _check_params(self):
-        super()._check_params()
-        check_sbn_params(self.stopping, self.integer_code_length, self.penalty_bits, self.max_edges)
+    _parameter_constraints = {**BNClassifierBase._parameter_constraints, "stopping": [Options(SBN_STOPPING)],
+                              "integer_code_length": ["boolean"],
+                              "penalty_bits": [None, Interval(numbers.Real, 0, None, allow_inf=True)],
+                              "max_edges": [None, Interval(numbers.Integral, 0, None)]}
 
     def _fit_structure(self, data, class_node, rng):
         structure = fit_sbn(data, class_node, stopping=self.stopping, integer_code_length=self.integer_code_length,
@@ -259,8 +258,7 @@ class ABNClassifier(BNClassifierBase):
         ``CategoricalNB``'s ``alpha``); 0 gives maximum likelihood, the estimates the MDL derivation assumes (A.8).
     estimator : pgmpy DiscreteParameterEstimator, optional
         Used instead of the built-in counts when given; a fresh copy is fitted, ``alpha`` is then ignored.
-    n_jobs : int, default 1
-        Threads for the counting and posterior kernels (results do not depend on it).
+    %(n_jobs)s
     show_progress : bool, default False
         Unused.
     %(handle_unknown)s
@@ -328,7 +326,7 @@ class ABNClassifier(BNClassifierBase):
 
     _needs_complete_data = "the MDL decomposition of the ABN search, seed 002 A.11-7"
 
-    def __init__(self, *, weight="mdl_gain", root=None, alpha=1.0, estimator=None, n_jobs=1, show_progress=False,
+    def __init__(self, *, weight="mdl_gain", root=None, alpha=1.0, estimator=None, n_jobs=None, show_progress=False,
                  handle_unknown="ignore", missing="error"):
         self.weight = weight
         self.root = root
@@ -339,9 +337,7 @@ class ABNClassifier(BNClassifierBase):
         self.handle_unknown = handle_unknown
         self.missing = missing
 
-    def _check_params(self):
-        super()._check_params()
-        check_abn_params(self.weight)
+    _parameter_constraints = {**BNClassifierBase._parameter_constraints, "weight": [Options(ABN_WEIGHTS)]}
 
     def _fit_structure(self, data, class_node, rng):
         structure = fit_abn(data, class_node, weight=self.weight, root=self.root, n_jobs=self.n_jobs or 1)

@@ -9,7 +9,7 @@ from sklearn.utils import check_scalar
 from pgmpy_ext.classifiers._base import BNClassifierBase
 from pgmpy_ext.stats import K2_SCORE_KINDS
 from pgmpy_ext.structure import fit_k2
-from pgmpy_ext.utils import check_option, fill_doc
+from pgmpy_ext.utils import Interval, Options, fill_doc
 
 __all__ = ["K2Classifier"]
 
@@ -20,8 +20,11 @@ class K2Classifier(BNClassifierBase):
 
     Seed 004 (``docs/decisions/seed004-bench-itdt.md``, sections 1.4-1.6, decision 5): the class is a parent of
     every feature and counts toward ``max_parents``; the features are visited in data order and each receives the
-    predecessors that raise WEKA's BAYES score most (pseudo-count 0.5 per cell); the CPTs are WEKA's
-    ``SimpleEstimator`` with ``alpha = 0.5``. This is the base learner of BBN-DT, BBN-ITDT and BENCH.
+    predecessors that raise WEKA's BAYES score most; the CPTs are WEKA's ``SimpleEstimator``. WEKA uses a
+    pseudo-count of 0.5 per cell for both; here one ``alpha`` (default 1, the library's pseudo-count) is the prior of
+    the score and of the CPTs alike, a default chosen on held-out data (10-fold CV over 31 UCI sets:
+    ``docs/decisions/issue24-one-vocabulary.md``, D12). ``K2Classifier(alpha=0.5)`` is WEKA's setting, the base
+    learner of BBN-DT, BBN-ITDT and BENCH and what the reproductions use.
 
     Parameters
     ----------
@@ -34,19 +37,19 @@ class K2Classifier(BNClassifierBase):
     scoring_method : {"bayes", "k2", "bdeu", "bic", "aic", "ll"}, default "bayes"
         Local score of the search: "bayes" is WEKA's BAYES score (pseudo-count ``score_alpha`` per cell), "k2" the
         Cooper-Herskovits metric, the others the usual decomposable scores.
-    score_alpha : float, default 0.5
-        Pseudo-count of the "bayes" score (> 0).
+    score_alpha : float > 0 or None, default None
+        Pseudo-count of the "bayes" score; None uses ``alpha`` (one Dirichlet prior for the structure score and the
+        parameters). Set it to search with another prior than the CPTs'.
     init_naive_bayes : bool, default True
         Start from the naive-Bayes structure (WEKA's ``initAsNaiveBayes``). False puts the class first in the
         ordering as an ordinary candidate parent.
-    alpha : float, default 0.5
-        Dirichlet pseudo-count per CPT cell (WEKA ``SimpleEstimator -A 0.5``; bnclassify's ``smooth``, pgmpy's
-        ``pseudo_counts``); 0 gives maximum likelihood.
+    alpha : float, default 1.0
+        Dirichlet pseudo-count per CPT cell (WEKA ``SimpleEstimator -A``, 0.5 there; bnclassify's ``smooth``,
+        pgmpy's ``pseudo_counts``); 0 gives maximum likelihood (then the "bayes" score needs ``score_alpha > 0``).
+        Also the score's pseudo-count when ``score_alpha`` is None.
     estimator : pgmpy DiscreteParameterEstimator, optional
         Used instead of the built-in counts when given; a fresh copy is fitted, ``alpha`` is then ignored.
-    n_jobs : int, default 1
-        Threads for the K2 search (one variable per thread at a time) and the posterior kernel (results do not
-        depend on it).
+    %(n_jobs)s
     random_state : None, int or numpy Generator
         Seeds ``order="random"``.
     show_progress : bool, default False
@@ -97,8 +100,8 @@ class K2Classifier(BNClassifierBase):
     [0, 1, 0]
     """
 
-    def __init__(self, *, max_parents=5, order=None, scoring_method="bayes", score_alpha=0.5, init_naive_bayes=True,
-                 alpha=0.5, estimator=None, n_jobs=1, random_state=None, show_progress=False,
+    def __init__(self, *, max_parents=5, order=None, scoring_method="bayes", score_alpha=None, init_naive_bayes=True,
+                 alpha=1.0, estimator=None, n_jobs=None, random_state=None, show_progress=False,
                  handle_unknown="ignore", missing="available_case"):
         self.max_parents = max_parents
         self.order = order
@@ -113,16 +116,24 @@ class K2Classifier(BNClassifierBase):
         self.handle_unknown = handle_unknown
         self.missing = missing
 
+    _parameter_constraints = {**BNClassifierBase._parameter_constraints,
+                              "max_parents": [Interval(numbers.Integral, 0, None)],
+                              "order": [None, Options("data", "random"), "array-like"],
+                              "scoring_method": [Options(K2_SCORE_KINDS)],
+                              "score_alpha": [None, Interval(numbers.Real, 0, None, closed="neither")],
+                              "init_naive_bayes": ["boolean"]}
+
     def _check_params(self):
         super()._check_params()
-        check_scalar(self.max_parents, "max_parents", numbers.Integral, min_val=1 if self.init_naive_bayes else 0)
-        check_option(self.scoring_method, "scoring_method", K2_SCORE_KINDS)
-        check_scalar(self.score_alpha, "score_alpha", numbers.Real, min_val=0.0, include_boundaries="neither")
-        if self.order is not None and isinstance(self.order, bytes):
-            raise TypeError(f"order must be 'data', 'random' or a sequence of feature names, got {self.order!r}.")
+        if self.init_naive_bayes:  # the class counts among the parents (WEKA)
+            check_scalar(self.max_parents, "max_parents", numbers.Integral, min_val=1)
+        if self.score_alpha is None and self.scoring_method == "bayes" and not self.alpha > 0:
+            raise ValueError(f"alpha == {self.alpha!r} is the BAYES score's pseudo-count too (score_alpha=None), "
+                             "which must be > 0; pass score_alpha > 0 to fit maximum-likelihood CPTs.")
 
     def _fit_structure(self, data, class_node, rng):
         return fit_k2(data, class_node, max_parents=self.max_parents, order=self.order,
-                      scoring_method=self.scoring_method, alpha=self.score_alpha,
+                      scoring_method=self.scoring_method,
+                      alpha=float(self.alpha if self.score_alpha is None else self.score_alpha),
                       init_naive_bayes=self.init_naive_bayes, random_state=rng, n_jobs=self.n_jobs or 1,
                       show_progress=self.show_progress)

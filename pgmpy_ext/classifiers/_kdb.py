@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import numbers
 
-from sklearn.utils import check_scalar
-
 from pgmpy_ext.classifiers._base import BNClassifierBase
 from pgmpy_ext.structure import fit_kdb
-from pgmpy_ext.utils import fill_doc
+from pgmpy_ext.utils import Interval, fill_doc
 
 __all__ = ["KDBClassifier"]
 
@@ -33,8 +31,7 @@ class KDBClassifier(BNClassifierBase):
         configurations; zero probabilities are floored at 1e-300 when predicting).
     estimator : pgmpy DiscreteParameterEstimator, optional
         Used instead of the built-in counts when given; a fresh copy is fitted, ``alpha`` is then ignored.
-    n_jobs : int, default 1
-        Threads for the counting and posterior kernels (results do not depend on it).
+    %(n_jobs)s
     show_progress : bool, default False
         Unused.
     %(handle_unknown)s
@@ -78,7 +75,7 @@ class KDBClassifier(BNClassifierBase):
     []
     """
 
-    def __init__(self, *, k=1, alpha=1.0, estimator=None, n_jobs=1, show_progress=False, handle_unknown="ignore",
+    def __init__(self, *, k=1, alpha=1.0, estimator=None, n_jobs=None, show_progress=False, handle_unknown="ignore",
                  missing="available_case"):
         self.k = k
         self.alpha = alpha
@@ -88,9 +85,7 @@ class KDBClassifier(BNClassifierBase):
         self.handle_unknown = handle_unknown
         self.missing = missing
 
-    def _check_params(self):
-        super()._check_params()
-        check_scalar(self.k, "k", numbers.Integral, min_val=0)
+    _parameter_constraints = {**BNClassifierBase._parameter_constraints, "k": [Interval(numbers.Integral, 0, None)]}
 
     def _fit_structure(self, data, class_node, rng):
         return fit_kdb(data, class_node, k=self.k, n_jobs=self.n_jobs or 1)

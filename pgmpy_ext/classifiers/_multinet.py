@@ -34,8 +34,7 @@ class CLMultinetClassifier(BNClassifierBase):
     root : label, optional
         Root of every per-class tree (default: the first feature, D10). With ``alpha = 0`` it does not change
         :math:`P_k`; with ``alpha > 0`` it changes it slightly (smoothing depends on the orientation).
-    n_jobs : int, default 1
-        Threads for the counting and posterior kernels (results do not depend on it).
+    %(n_jobs)s
     show_progress : bool, default False
         Unused.
     %(handle_unknown)s
@@ -104,7 +103,7 @@ class CLMultinetClassifier(BNClassifierBase):
     [[0.971, 0.029], [0.065, 0.935]]
     """
 
-    def __init__(self, *, alpha=1.0, root=None, n_jobs=1, show_progress=False, handle_unknown="ignore",
+    def __init__(self, *, alpha=1.0, root=None, n_jobs=None, show_progress=False, handle_unknown="ignore",
                  missing="available_case"):
         self.alpha = alpha
         self.root = root

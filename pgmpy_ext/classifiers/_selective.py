@@ -29,8 +29,7 @@ class SelectiveNBClassifier(BNClassifierBase):
     estimator : pgmpy DiscreteParameterEstimator, optional
         Used instead of the built-in counts for the final CPTs when given (the selection still uses the
         count-based LOO with ``alpha``); a fresh copy is fitted.
-    n_jobs : int, default 1
-        Threads over candidate features and for the posterior kernel (results do not depend on it).
+    %(n_jobs)s
     show_progress : bool, default False
         A progress bar over the selection steps (when pgmpy's ``config.SHOW_PROGRESS`` is on too).
     %(handle_unknown)s
@@ -92,7 +91,7 @@ class SelectiveNBClassifier(BNClassifierBase):
     _dask_unsupported = ("its leave-one-out selection leaves out one row at a time, and the compressed data that fit "
                          "on dask uses would leave out all copies of a distinct row together")
 
-    def __init__(self, *, alpha=1.0, estimator=None, n_jobs=1, show_progress=False, handle_unknown="ignore",
+    def __init__(self, *, alpha=1.0, estimator=None, n_jobs=None, show_progress=False, handle_unknown="ignore",
                  missing="error"):
         self.alpha = alpha
         self.estimator = estimator

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import numbers
 
-import numpy as np
-from sklearn.utils import check_scalar
-
 from pgmpy_ext.classifiers._base import BNClassifierBase
-from pgmpy_ext.parameters import TMEstimator, check_tm_params, prior_strengths
+from pgmpy_ext.parameters import LINE_SEARCHES, PRIOR_MEANS, SOLVERS, TMEstimator, check_tm_params, prior_strengths
 from pgmpy_ext.structure import CRITERIA, MAX_CANDIDATES, fit_structural_tm
-from pgmpy_ext.utils import check_option, fill_doc
+from pgmpy_ext.utils import ANY, Interval, Options, fill_doc
 
 __all__ = ["StructuralTMClassifier"]
 
@@ -59,8 +56,7 @@ class StructuralTMClassifier(BNClassifierBase):
         or not at all. When the next step would exceed it, the search stops with the arcs accepted so far and a
         ``ConvergenceWarning``. Every step scores ``m + |Ch(C)| (m - 1)`` arcs for ``m`` features, so wide data
         need many: ~15,000 for 100 rows x 250 ternary features. None: no budget.
-    n_jobs : int, default 1
-        Candidates scored in parallel (threads); results do not depend on it.
+    %(n_jobs)s
     show_progress : bool, default False
         A progress bar over the greedy steps, in candidate fits out of ``max_candidates`` (shown only when
         pgmpy's ``config.SHOW_PROGRESS`` is on too).
@@ -106,7 +102,7 @@ class StructuralTMClassifier(BNClassifierBase):
 
     def __init__(self, *, alpha=1.0, tol=1e-3, max_iter=1000, line_search="grid", solver="lbfgs",
                  prior_strength="auto", prior_mean="generative", criterion="cv", cv=3, warm_start=False,
-                 max_candidates=MAX_CANDIDATES, n_jobs=1, show_progress=False, handle_unknown="ignore",
+                 max_candidates=MAX_CANDIDATES, n_jobs=None, show_progress=False, handle_unknown="ignore",
                  missing="error"):
         self.alpha = alpha
         self.tol = tol
@@ -124,19 +120,20 @@ class StructuralTMClassifier(BNClassifierBase):
         self.handle_unknown = handle_unknown
         self.missing = missing
 
+    # prior_strength: 'auto' or a number, checked with the solver by check_tm_params
+    _parameter_constraints = {**BNClassifierBase._parameter_constraints,
+                              "line_search": [Options(LINE_SEARCHES)], "solver": [Options(SOLVERS)],
+                              "prior_strength": [ANY], "prior_mean": [Options(PRIOR_MEANS)],
+                              "criterion": [Options(CRITERIA)], "cv": [Interval(numbers.Integral, 2, None)],
+                              "warm_start": ["boolean"], "max_candidates": [None, Interval(numbers.Integral, 0, None)]}
+
     def _check_params(self):
+        super()._check_params()
         check_tm_params(self.alpha, self.tol, self.max_iter, self.line_search, self.solver, self.prior_strength,
                         self.prior_mean, self.cv)
-        check_option(self.criterion, "criterion", CRITERIA)
         if len(prior_strengths(self.prior_strength, self.solver)) > 1:
             raise ValueError(f"prior_strength == {self.prior_strength!r}: structural TM scores every candidate with "
                              "one prior strength; give a number (or 'auto').")
-        check_scalar(self.warm_start, "warm_start", (bool, np.bool_))
-        if self.max_candidates is not None:
-            check_scalar(self.max_candidates, "max_candidates", numbers.Integral, min_val=0)
-        if self.n_jobs is not None:
-            check_scalar(self.n_jobs, "n_jobs", numbers.Integral)
-        super()._check_params()
 
     @property
     def estimator(self):

@@ -201,7 +201,7 @@ def _fit(args) -> int:
     if hasattr(clf, "model_"):
         network, kind = clf.model_, "single network"
     else:  # a multinet: one network per class, merged exactly into one network with the class as a root
-        from pgmpy_ext.clustering import multinet_to_network
+        from pgmpy_ext.models import multinet_to_network
 
         network = multinet_to_network(clf.models_, clf.class_prior_, cluster_node=class_node)
         network.latents = set()
@@ -403,7 +403,7 @@ def _cluster(args) -> int:
     common = {"n_clusters": args.n_clusters, "n_init": args.n_init, "random_state": args.random_state,
               "n_jobs": args.n_jobs, "show_progress": not args.no_progress}
     if args.method == "cem":
-        alpha = 0.0 if args.alpha is None else args.alpha
+        alpha = CEMClustering().alpha if args.alpha is None else args.alpha
         cem = CEMClustering(model=args.model, alpha=alpha, **common)
         what = f"CEM-{args.model.upper()}"
     else:
@@ -565,7 +565,7 @@ def _add_cluster_arguments(p: argparse.ArgumentParser) -> None:
                         "cluster node")
     p.add_argument("--n-init", type=int, default=10, help="restarts (default 10)")
     p.add_argument("--alpha", type=float, default=None,
-                   help="Dirichlet pseudo-count (default 0.0 for cem, as CEMClustering; 1.0 for em and ema)")
+                   help="Dirichlet pseudo-count (default: the estimator's, 0.5 for cem and 1.0 for em and ema)")
     p.add_argument("--random-state", "--seed", dest="random_state", type=int, default=0, help="seed (default 0)")
     _add_data_rules(p, supervised=False)
     p.add_argument("--output", type=Path, default=None,

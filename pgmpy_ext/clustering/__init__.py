@@ -1,8 +1,34 @@
-"""Clustering with Bayesian networks: classification-EM mixtures of Chow-Liu trees, TAN and SBN (seed 000 ch. 4)."""
+"""Clustering with Bayesian-network mixtures: classification EM (CEM-CL/TAN/SBN), latent-class EM and EMA, EMA-TAN
+and its EM baselines, constructive induction, and the brute-force model average (seeds 000, 001 and 003).
+
+The public API is ``__all__``: the estimators, their base ``BaseBNMixture`` and ``MODEL_MAX_CPD_SIZE``. The
+engines behind them (one function or dataclass per algorithm, on encoded data) stay importable from here for the
+other layers of pgmpy-ext (``popgen``, ``experiments``), the benchmarks and the tests; they are not part of the
+public API and may change without notice (design note ``docs/decisions/issue24-one-vocabulary.md``, D13).
+"""
 
 from pgmpy_ext.clustering._base import BaseBNMixture
-from pgmpy_ext.clustering._cem import CEMClustering, fit_cem
-from pgmpy_ext.clustering._cem_engine import (
+from pgmpy_ext.clustering._brute_force import BruteForceSNBAveraging
+from pgmpy_ext.clustering._cem import CEMClustering
+from pgmpy_ext.clustering._constructive import ConstructiveInductionClustering
+from pgmpy_ext.clustering._em_baselines import EMCompleteBNClustering, EMTANClustering
+from pgmpy_ext.clustering._ematan import MODEL_MAX_CPD_SIZE, EMATANClustering
+from pgmpy_ext.clustering._latent_class import EMAClustering, LatentClassEM
+
+__all__ = ["BaseBNMixture", "BruteForceSNBAveraging", "CEMClustering", "ConstructiveInductionClustering",
+           "EMAClustering", "EMATANClustering", "EMCompleteBNClustering", "EMTANClustering", "LatentClassEM",
+           "MODEL_MAX_CPD_SIZE"]
+
+# Engines: importable for pgmpy-ext's own higher layers, benchmarks and tests; not public (not in __all__).
+from pgmpy_ext.clustering._brute_force import (  # noqa: E402, F401
+    BruteForceResult,
+    brute_force_snb,
+    candidate_log_evidence,
+    dirichlet_log_pdf,
+    log_ml_independent,
+)
+from pgmpy_ext.clustering._cem import fit_cem  # noqa: E402, F401
+from pgmpy_ext.clustering._cem_engine import (  # noqa: E402, F401
     CEM_INITS,
     CEM_MODELS,
     EMPTY_CLUSTER_POLICIES,
@@ -14,13 +40,33 @@ from pgmpy_ext.clustering._cem_engine import (
     check_cem_params,
     initial_partition,
 )
-from pgmpy_ext.models import minimal_parents, multinet_to_network  # re-exported: they live in models
-
-__all__ = ["CEMClustering", "CEM_INITS", "CEM_MODELS", "EMPTY_CLUSTER_POLICIES", "fit_cem", "minimal_parents",
-           "multinet_to_network"]
-__all__ += ["BaseBNMixture"]
-__all__ += ["CEMParams", "CEMResult", "CEMStart", "MStep", "cem_single_start", "check_cem_params", "initial_partition"]
-from pgmpy_ext.clustering._latent import (  # noqa: E402
+from pgmpy_ext.clustering._constructive import (  # noqa: E402, F401
+    CI_PARAM_SEARCHES,
+    CI_SEARCHES,
+    CIOptions,
+    CIStart,
+    ci_single_start,
+    unique_rows_with_counts,
+)
+from pgmpy_ext.clustering._em_baselines import (  # noqa: E402, F401
+    CompleteBNData,
+    CompleteBNStart,
+    EMTANStart,
+    complete_bn_single_start,
+    emtan_single_start,
+    prepare_complete_bn,
+    prepare_emtan,
+)
+from pgmpy_ext.clustering._ematan import (  # noqa: E402, F401
+    POLICIES,
+    EMATANData,
+    EMATANStart,
+    combine_ematan_starts,
+    ematan_single_start,
+    prepare_ematan,
+    random_nb_resp,
+)
+from pgmpy_ext.clustering._latent import (  # noqa: E402, F401
     LATENT_COMBINES,
     LATENT_METHODS,
     LATENT_POLICIES,
@@ -36,63 +82,3 @@ from pgmpy_ext.clustering._latent import (  # noqa: E402
     n_free_parameters,
     posteriors_constant,
 )
-from pgmpy_ext.clustering._latent_class import EMAClustering, LatentClassEM  # noqa: E402
-
-__all__ += ["LATENT_COMBINES", "mixture_log_joint", "posteriors_constant"]
-__all__ += ["LATENT_METHODS", "LATENT_POLICIES", "EMAClustering", "LatentClassData", "LatentClassEM",
-            "LatentClassStart", "align_starts", "combine_starts", "em_m_step", "latent_class_data",
-            "latent_class_single_start", "ma_step", "n_free_parameters"]
-from pgmpy_ext.clustering._constructive import (  # noqa: E402
-    CI_PARAM_SEARCHES,
-    CI_SEARCHES,
-    CIOptions,
-    CIStart,
-    ConstructiveInductionClustering,
-    ci_single_start,
-    unique_rows_with_counts,
-)
-
-__all__ += ["CI_PARAM_SEARCHES", "CI_SEARCHES", "CIOptions", "CIStart", "ConstructiveInductionClustering",
-            "ci_single_start", "unique_rows_with_counts"]
-from pgmpy_ext.clustering._ematan import (  # noqa: E402
-    MODEL_MAX_CPD_SIZE,
-    POLICIES,
-    EMATANClustering,
-    EMATANData,
-    EMATANStart,
-    combine_ematan_starts,
-    ematan_single_start,
-    prepare_ematan,
-    random_nb_resp,
-)
-
-__all__ += ["EMATANClustering", "EMATANData", "EMATANStart", "MODEL_MAX_CPD_SIZE", "POLICIES",
-            "combine_ematan_starts", "ematan_single_start", "prepare_ematan", "random_nb_resp"]
-from pgmpy_ext.clustering._em_baselines import (  # noqa: E402
-    CompleteBNData,
-    CompleteBNStart,
-    EMCompleteBNClustering,
-    EMTANClustering,
-    EMTANStart,
-    complete_bn_single_start,
-    emtan_single_start,
-    prepare_complete_bn,
-    prepare_emtan,
-)
-
-__all__ += ["CompleteBNData", "CompleteBNStart", "EMCompleteBNClustering", "EMTANClustering", "EMTANStart",
-            "complete_bn_single_start", "emtan_single_start", "prepare_complete_bn", "prepare_emtan"]
-from pgmpy_ext.clustering._brute_force import (  # noqa: E402
-    BruteForceResult,
-    BruteForceSNBAveraging,
-    brute_force_snb,
-    candidate_log_evidence,
-    dirichlet_log_pdf,
-    log_ml_independent,
-)
-
-__all__ += ["BruteForceResult", "BruteForceSNBAveraging", "brute_force_snb", "candidate_log_evidence",
-            "dirichlet_log_pdf", "log_ml_independent"]
-from pgmpy_ext.clustering._base import run_starts  # noqa: E402
-
-__all__ += ["run_starts"]

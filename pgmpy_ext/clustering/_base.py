@@ -3,8 +3,8 @@ export to pgmpy (scikit-learn's ``mixture.BaseMixture`` pattern).
 
 :class:`BaseBNMixture` owns everything that is the same for every mixture of discrete Bayesian networks, so that a
 new clusterer (CEM today; latent-class EM, EMA, constructive induction next) writes only its own start, its own
-E-step and its own export. :func:`run_starts` is the restart loop itself, shared with the engines (e.g.
-:func:`~pgmpy_ext.clustering.fit_cem`), which run the same starts without a scikit-learn face.
+E-step and its own export. The restarts run through :func:`pgmpy_ext.utils.run_starts` (:func:`best_of_starts`),
+shared with the engines (e.g. :func:`~pgmpy_ext.clustering.fit_cem`) and every other learner with restarts.
 """
 
 from __future__ import annotations
@@ -14,17 +14,16 @@ from collections.abc import Callable
 from functools import partial
 
 import numpy as np
-from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from pgmpy_ext._compat import DiscreteBayesianNetwork, show_progress_enabled
-from pgmpy_ext.data import DiscreteInputMixin, EncodedData, encode
+from pgmpy_ext._compat import DiscreteBayesianNetwork
+from pgmpy_ext.data import DiscreteInputMixin, EncodedData, check_no_missing, encode
 from pgmpy_ext.models import multinet_to_network
-from pgmpy_ext.utils import check_generator, log_normalize_rows, logsumexp_rows
+from pgmpy_ext.utils import log_normalize_rows, logsumexp_rows, run_starts
 
-__all__ = ["BaseBNMixture", "check_clusters_fit_rows", "run_starts"]
+__all__ = ["BaseBNMixture", "best_of_starts", "check_clusters_fit_rows"]
 
 
 def check_clusters_fit_rows(n_clusters: int, n_distinct: int, what: str = "distinct rows of X") -> None:
@@ -34,15 +33,9 @@ def check_clusters_fit_rows(n_clusters: int, n_distinct: int, what: str = "disti
                          "clusters.")
 
 
-def run_starts(single_start: Callable, n_init: int, random_state, score: Callable, *, n_jobs: int | None = None,
-               show_progress: bool = False, desc: str = "starts") -> tuple[list, np.ndarray, int]:
-    """``n_init`` independent starts, the best one by ``score``.
-
-    Each start is ``single_start(rng)`` with its own child generator, ``check_generator(random_state).spawn(n_init)``,
-    so the result does not depend on ``n_jobs`` and adding starts does not change the others. With ``n_jobs`` other
-    than None or 1 the starts run with joblib (any backend, chosen with ``joblib.parallel_config``; the default is
-    processes, so ``single_start`` must pickle). A tqdm bar over the starts is shown when ``show_progress`` and
-    pgmpy's ``config.SHOW_PROGRESS`` are both on.
+def best_of_starts(single_start: Callable, n_init: int, random_state, score: Callable, *, n_jobs: int | None = None,
+                   show_progress: bool = False, desc: str = "starts") -> tuple[list, np.ndarray, int]:
+    """``n_init`` starts through :func:`pgmpy_ext.utils.run_starts` and the best one by ``score``.
 
     Returns
     -------
@@ -53,16 +46,8 @@ def run_starts(single_start: Callable, n_init: int, random_state, score: Callabl
     best : int
         Index of the best start (ties: the first).
     """
-    children = check_generator(random_state).spawn(n_init)
-    if n_jobs is None or n_jobs == 1:
-        results = (single_start(child) for child in children)
-    else:
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(single_start)(child) for child in children)
-    if show_progress_enabled(show_progress):
-        from tqdm.auto import tqdm
-
-        results = tqdm(results, total=n_init, desc=desc)
-    starts = list(results)
+    starts = run_starts(single_start, int(n_init), random_state, n_jobs=n_jobs, show_progress=show_progress,
+                        desc=desc)
     scores = np.array([score(s) for s in starts], dtype=np.float64)
     return starts, scores, int(np.argmax(scores))  # ties: the first start
 
@@ -120,9 +105,16 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
     and ``score`` its mean (as ``sklearn.mixture.GaussianMixture``).
     """
 
+    #: The vocabulary's constraints (:data:`pgmpy_ext.data.PARAMETER_VOCABULARY`); ``missing`` and
+    #: ``handle_unknown`` are what ``predict*``/``score`` do with NaN/None and unseen values (``fit`` needs complete
+    #: rows unless ``_fit_allows_missing``). Subclasses add their options.
+    _parameter_constraints = dict(DiscreteInputMixin._parameter_constraints)
+
     # ------------------------------------------------------------------ hooks
     def _check_params(self) -> None:
-        raise NotImplementedError
+        """Check the options against ``_parameter_constraints``; a subclass with cross-option rules calls this
+        first (:func:`pgmpy_ext.utils.check_params`)."""
+        self._check_common_params()
 
     def _prepare_starts(self, data: EncodedData):
         return data
@@ -170,7 +162,6 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         self
         """
         self._check_params()
-        self._check_common_params()
         frame = self._fit_frame(X)
         if self._fit_allows_missing:
             self.encoder_ = encode(frame, missing="skip")
@@ -182,9 +173,9 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
             prepared = self._prepare_starts(self.encoder_)
         finally:
             del self._fit_index_
-        starts, scores, best = run_starts(partial(self._single_start, prepared), int(self.n_init), self.random_state,
-                                          self._start_score, n_jobs=self.n_jobs, show_progress=self.show_progress,
-                                          desc=self._progress_desc())
+        starts, scores, best = best_of_starts(partial(self._single_start, prepared), int(self.n_init),
+                                              self.random_state, self._start_score, n_jobs=self.n_jobs,
+                                              show_progress=self.show_progress, desc=self._progress_desc())
         result = self._combine_starts(prepared, starts, scores, best)
         self._set_fitted(result, scores)
         message = self._not_converged_message(result)
@@ -221,9 +212,9 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         distribution, hence every posterior, is the multinet's), with ``order`` passed on.
         """
         check_is_fitted(self)
-        if hasattr(self, "model_"):
-            return self.model_
-        return multinet_to_network(self.models_, self.weights_, cluster_node=self.cluster_node_, order=order)
+        if "models_" in self.__dict__:
+            return multinet_to_network(self.models_, self.weights_, cluster_node=self.cluster_node_, order=order)
+        return self.model_
 
     def _check_no_missing(self, frame) -> None:
         """Refuse missing training cells, naming the first one (column, row index label) and the reason."""
@@ -244,6 +235,8 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         frame = self._predict_frame(X, columns)
         if frame.shape[0] == 0:
             return np.zeros((0, len(columns)), dtype=np.int32)
+        if getattr(self, "missing", "available_case") == "error":
+            check_no_missing(frame[columns], f"{type(self).__name__}.predict")
         states = {c: self.encoder_.states[k] for k, c in enumerate(columns)}
         return encode(frame[columns], states=states, missing="skip", strict_states=True,
                       handle_unknown=getattr(self, "handle_unknown", "error")).codes

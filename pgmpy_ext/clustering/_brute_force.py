@@ -25,12 +25,14 @@ row are a multinomial draw, which is the same chain as sampling each row's label
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+import numbers
+from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 from scipy.special import expit, gammaln, logsumexp
 
-from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD, show_progress_enabled
+from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD
 from pgmpy_ext.clustering._base import BaseBNMixture
 from pgmpy_ext.clustering._latent import (
     align_starts,
@@ -38,7 +40,7 @@ from pgmpy_ext.clustering._latent import (
     latent_class_data,
     latent_class_single_start,
 )
-from pgmpy_ext.utils import check_generator
+from pgmpy_ext.utils import Interval, fill_doc, run_starts
 
 __all__ = ["BruteForceResult", "BruteForceSNBAveraging", "brute_force_snb", "candidate_log_evidence",
            "dirichlet_log_pdf", "log_ml_independent"]
@@ -197,6 +199,13 @@ class BruteForceResult:
     offsets : int (n + 1,)
     arc_posterior : float (n,)
         :math:`P(C \\to X_i | D) = \\sum_S p(S|D) 1[C \\to X_i \\in S]`.
+    switches : int (S,)
+        Gibbs sweeps whose majority labelling changed, per structure.
+    ll_traces : list of float arrays
+        The log-likelihood trace of every structure's best EM start (the arc-free structure: its one value).
+    n_iter : int (S,)
+        EM iterations of every structure's best start.
+    converged : bool (S,)
     """
 
     masks: np.ndarray
@@ -208,30 +217,36 @@ class BruteForceResult:
     offsets: np.ndarray
     arc_posterior: np.ndarray
     switches: np.ndarray
+    ll_traces: list = field(default_factory=list)
+    n_iter: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    converged: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
     def tables(self, s: int) -> list[np.ndarray]:
         """Structure ``s``'s CPTs as a list of (r_i, K) arrays."""
         return [self.theta[s, self.offsets[i]:self.offsets[i + 1]] for i in range(len(self.offsets) - 1)]
 
     def log_joint(self, codes: np.ndarray) -> np.ndarray:
-        """``log P_BF(x, c)`` of complete rows (codes (N, n)): the structure-posterior mixture of joints, (N, K)."""
+        """``log P_BF(x, c)`` of rows (codes (N, n), -1 = missing): the structure-posterior mixture of joints, (N, K).
+        A missing cell is summed out exactly (in every naive Bayes its factor sums to 1)."""
         codes = np.asarray(codes)
         logt = np.log(self.theta)                                         # (S, R, K)
+        logt = np.concatenate([logt, np.zeros((logt.shape[0], 1, logt.shape[2]))], axis=1)  # row R: log 1
         with np.errstate(divide="ignore"):
             lw = np.log(self.posterior)[:, None, None] + np.log(self.weights)[:, None, :]
         out = np.empty((codes.shape[0], self.weights.shape[1]))
         step = max(1, 2 ** 22 // max(1, self.theta.shape[0] * codes.shape[1]))   # bounded memory
         for a in range(0, codes.shape[0], step):
-            idx = self.offsets[:-1][None, :] + codes[a:a + step]              # (B, n) rows of theta
+            block = codes[a:a + step]
+            idx = np.where(block >= 0, self.offsets[:-1][None, :] + block, self.theta.shape[1])  # (B, n) rows
             per_s = lw + logt[:, idx, :].sum(axis=2)                          # (S, B, K)
             out[a:a + step] = logsumexp(per_s, axis=0)
         return out
 
 
-def _structure_fit(data, s, mask, n_clusters, child, alpha, n_init, n_burn, n_gibbs, eps, tol, max_iter,
-                   log_ml_ind):
-    """EM (best of ``n_init``) and the Candidate log evidence of one structure."""
+def _structure_fit(s, child, *, data, masks, n_clusters, alpha, n_init, n_burn, n_gibbs, tol, max_iter, log_ml_ind):
+    """EM (best of ``n_init``) and the Candidate log evidence of structure ``s`` (its own child generator)."""
     K = n_clusters
+    mask = masks[s]
     offsets = np.concatenate([[0], np.cumsum(data.cards)]).astype(np.int64)
     if not mask.any():
         # arc-free: the exact evidence, and the posterior-mean parameters (uniform P(C): no data on C)
@@ -242,22 +257,23 @@ def _structure_fit(data, s, mask, n_clusters, child, alpha, n_init, n_burn, n_gi
         w = np.full(K, 1.0 / K)
         resp = np.broadcast_to(w, (data.codes.shape[0], K)).copy()
         ll = float(np.sum(data.weights * np.log(theta[offsets[:-1][None, :] + data.codes, 0]).sum(axis=1)))
-        return float(log_ml_ind.sum()), theta, w, ll, resp, 0
+        return float(log_ml_ind.sum()), theta, w, ll, resp, 0, np.asarray([ll]), 0, True
     em_rng, gibbs_rng = child.spawn(2)
-    starts = [latent_class_single_start(data, K, r, method="em", alpha=alpha, eps=eps, tol=tol, max_iter=max_iter,
-                                        fixed_independent=~mask) for r in em_rng.spawn(n_init)]
+    starts = run_starts(partial(latent_class_single_start, data, K, method="em", alpha=alpha, tol=tol,
+                                criterion="objective", max_iter=max_iter, fixed_independent=~mask), n_init, em_rng)
     best = combine_starts(data, starts, "best")
     cols = np.flatnonzero(mask)
     tabs = [best.theta[offsets[i]:offsets[i + 1]] for i in cols]
     log_ev, info = candidate_log_evidence(data.codes, data.weights, cols, best.weights, tabs, gibbs_rng,
                                           alpha=alpha, n_burn=n_burn, n_samples=n_gibbs)
     log_ev += float(log_ml_ind[~mask].sum())
-    return log_ev, best.theta, best.weights, best.loglik, best.resp, info["switches"]
+    return (log_ev, best.theta, best.weights, best.loglik, best.resp, info["switches"], best.ll_trace, best.n_iter,
+            best.converged)
 
 
 def brute_force_snb(codes, cards, n_clusters: int = 2, *, random_state=None, n_init: int = 30, alpha: float = 1.0,
-                    n_burn: int = 1000, n_gibbs: int = 5000, eps: float | None = None, tol: float | None = 1e-6,
-                    max_iter: int = 1000, n_jobs: int | None = None, show_progress: bool = False) -> BruteForceResult:
+                    n_burn: int = 1000, n_gibbs: int = 5000, tol: float | None = 1e-6, max_iter: int = 1000,
+                    n_jobs: int | None = None, show_progress: bool = False) -> BruteForceResult:
     """Fit every selective naive Bayes and weight it by its Candidate-method marginal likelihood (module docstring).
 
     Parameters
@@ -274,10 +290,10 @@ def brute_force_snb(codes, cards, n_clusters: int = 2, *, random_state=None, n_i
     alpha : float, default 1.0
     n_burn, n_gibbs : int, default 1000, 5000
         Gibbs sweeps (decision 12).
-    eps, tol, max_iter
-        EM stopping rules (see :func:`~pgmpy_ext.clustering.latent_class_single_start`).
+    tol, max_iter
+        EM's stopping rule: the log-likelihood changes by at most ``tol * |LL|`` (None: ``max_iter`` iterations).
     n_jobs : int, optional
-        Structures in parallel (joblib processes).
+        Structures in parallel (joblib processes; :func:`pgmpy_ext.utils.run_starts`).
     show_progress : bool, default False
     """
     codes = np.asarray(codes)
@@ -291,20 +307,10 @@ def brute_force_snb(codes, cards, n_clusters: int = 2, *, random_state=None, n_i
     log_ml_ind = log_ml_independent(data.codes, data.weights, data.cards, alpha)
     S = 2 ** n
     masks = ((np.arange(S)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
-    children = check_generator(random_state).spawn(S)
-    tasks = [(data, s, masks[s], int(n_clusters), children[s], alpha, int(n_init), int(n_burn), int(n_gibbs), eps,
-              tol, int(max_iter), log_ml_ind) for s in range(S)]
-    if n_jobs is None or n_jobs == 1:
-        results = (_structure_fit(*t) for t in tasks)
-    else:
-        from joblib import Parallel, delayed
-
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(_structure_fit)(*t) for t in tasks)
-    if show_progress_enabled(show_progress):
-        from tqdm.auto import tqdm
-
-        results = tqdm(results, total=S, desc="structures")
-    results = list(results)
+    results = run_starts(partial(_structure_fit, data=data, masks=masks, n_clusters=int(n_clusters), alpha=alpha,
+                                 n_init=int(n_init), n_burn=int(n_burn), n_gibbs=int(n_gibbs), tol=tol,
+                                 max_iter=int(max_iter), log_ml_ind=log_ml_ind),
+                         S, random_state, n_jobs=n_jobs, indexed=True, show_progress=show_progress, desc="structures")
     log_ev = np.array([r[0] for r in results])
     post = np.exp(log_ev - logsumexp(log_ev))
     ref = int(np.argmax(log_ev))
@@ -318,9 +324,12 @@ def brute_force_snb(codes, cards, n_clusters: int = 2, *, random_state=None, n_i
     weights = np.stack([r[2][p] for r, p in zip(results, perms, strict=True)])
     offsets = np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
     return BruteForceResult(masks, log_ev, post, theta, weights, np.array([r[3] for r in results]), offsets,
-                            post @ masks.astype(np.float64), np.array([r[5] for r in results]))
+                            post @ masks.astype(np.float64), np.array([r[5] for r in results]),
+                            [r[6] for r in results], np.array([r[7] for r in results]),
+                            np.array([r[8] for r in results], dtype=bool))
 
 
+@fill_doc
 class BruteForceSNBAveraging(BaseBNMixture):
     """Bayesian model average over all 2^n selective naive Bayes structures (seed 001 section 7.5.1).
 
@@ -337,12 +346,15 @@ class BruteForceSNBAveraging(BaseBNMixture):
     n_burn, n_gibbs : int, default 1000, 5000
         Gibbs sweeps of the Candidate method (decision 12).
     tol : float, default 1e-6
-        EM's relative log-likelihood stopping threshold.
+        EM's stopping threshold: the observed-data log-likelihood changes by at most ``tol * |LL|`` between
+        iterations (relative change).
     max_iter : int, default 1000
     random_state : None, int or Generator
     n_jobs : int, optional
         Structures in parallel; the result does not depend on it.
     show_progress : bool, default False
+    %(handle_unknown)s
+    %(missing_fit_complete)s
 
     Attributes
     ----------
@@ -355,6 +367,14 @@ class BruteForceSNBAveraging(BaseBNMixture):
         Posterior-weighted P(C).
     labels_ : ndarray (n_samples,)
         MAP cluster of every training row under the mixture of joints.
+    log_likelihood_ : float
+        Observed-data log-likelihood of the training rows under the mixture of joints (natural log).
+    ll_trace_ : ndarray
+        Log-likelihood trace of the best EM start of the most probable structure.
+    n_iter_ : int
+        EM iterations of that start.
+    converged_ : bool
+        Whether the best EM start of every structure met ``tol``.
     model_ : DiscreteBayesianNetwork
         The posterior-weighted *parameter* average as one naive Bayes with a latent cluster node, for export
         (predictions use the exact mixture of joints, which is not a single naive Bayes).
@@ -368,9 +388,15 @@ class BruteForceSNBAveraging(BaseBNMixture):
     ((8,), 1.0)
     """
 
+    _parameter_constraints = {**BaseBNMixture._parameter_constraints,
+                              "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+                              "n_burn": [Interval(numbers.Integral, 0, None)],
+                              "n_gibbs": [Interval(numbers.Integral, 1, None)],
+                              "max_iter": [Interval(numbers.Integral, 1, None)]}
+
     def __init__(self, *, n_clusters: int = 2, n_init: int = 30, alpha: float = 1.0, n_burn: int = 1000,
                  n_gibbs: int = 5000, tol: float = 1e-6, max_iter: int = 1000, random_state=None, n_jobs=None,
-                 show_progress: bool = False):
+                 show_progress: bool = False, handle_unknown: str = "ignore", missing: str = "available_case"):
         self.n_clusters = n_clusters
         self.n_init = n_init
         self.alpha = alpha
@@ -381,21 +407,12 @@ class BruteForceSNBAveraging(BaseBNMixture):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.show_progress = show_progress
-
-    def _check_params(self) -> None:
-        from sklearn.utils import check_scalar
-
-        check_scalar(self.n_clusters, "n_clusters", int, min_val=1)
-        check_scalar(self.n_init, "n_init", int, min_val=1)
-        check_scalar(self.alpha, "alpha", (int, float), min_val=0, include_boundaries="neither")
-        check_scalar(self.n_burn, "n_burn", int, min_val=0)
-        check_scalar(self.n_gibbs, "n_gibbs", int, min_val=1)
-        check_scalar(self.max_iter, "max_iter", int, min_val=1)
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     def fit(self, X, y=None):
         """Fit every selective structure on the rows of ``X`` (complete discrete data) and average them."""
         self._check_params()
-        self._check_common_params()
         frame = self._fit_frame(X)
         self._check_no_missing(frame)
         from pgmpy_ext.data import encode
@@ -413,15 +430,18 @@ class BruteForceSNBAveraging(BaseBNMixture):
         self.arc_posterior_ = res.arc_posterior
         self.structure_posterior_ = res.posterior
         self.weights_ = res.posterior @ res.weights
-        self.labels_ = np.argmax(res.log_joint(codes), axis=1).astype(np.intp)
+        joint = res.log_joint(codes)
+        self.labels_ = np.argmax(joint, axis=1).astype(np.intp)
+        self.log_likelihood_ = float(logsumexp(joint, axis=1).sum())
+        best = int(np.argmax(res.posterior))
+        self.ll_trace_ = np.asarray(res.ll_traces[best], dtype=np.float64)
+        self.n_iter_ = int(res.n_iter[best])
+        self.converged_ = bool(res.converged.all())
         self._name_cluster_node()
         self._build_models()
         return self
 
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
-        if (codes < 0).any():
-            raise ValueError("BruteForceSNBAveraging predicts complete rows only (a missing or unseen value was "
-                             "given).")
         return self.result_.log_joint(codes)
 
     def _build_models(self) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.utils import check_scalar
 
-from pgmpy_ext.data import EncodedData
+from pgmpy_ext.data import PARAMETER_VOCABULARY, EncodedData
 from pgmpy_ext.stats import (
     MultinetLayout,
     PairwiseCounts,
@@ -44,7 +44,7 @@ from pgmpy_ext.structure import (
     sbn_code_length,
     sbn_walk,
 )
-from pgmpy_ext.utils import check_generator, check_option
+from pgmpy_ext.utils import Interval, Options, check_option, check_params, iterate
 
 __all__ = ["CEM_MODELS", "CEM_INITS", "EMPTY_CLUSTER_POLICIES", "CEMParams", "CEMStart", "CEMStarts", "CEMResult",
            "MStep", "cem_single_start", "check_cem_params", "initial_partition", "prepare_cem_starts"]
@@ -63,21 +63,28 @@ COMPRESS_BELOW = 0.7
 
 
 
+#: CEM's constraints (:func:`pgmpy_ext.utils.check_params`): the table of
+#: :class:`~pgmpy_ext.clustering.CEMClustering`, also checked by the engine functions.
+CEM_PARAMETER_CONSTRAINTS = {
+    **PARAMETER_VOCABULARY,
+    "model": [Options(CEM_MODELS)], "n_stochastic_steps": [Interval(numbers.Integral, 0, None)],
+    "max_classification_steps": [Interval(numbers.Integral, 0, None)],
+    "init": [Options(CEM_INITS), "array-like"], "empty_cluster": [Options(EMPTY_CLUSTER_POLICIES)],
+    "stopping": [Options(SBN_STOPPING)],
+}
+
+
 def _check_model_options(model, alpha, stopping) -> None:
-    check_option(model, "model", CEM_MODELS)
-    check_scalar(alpha, "alpha", numbers.Real, min_val=0.0)
-    if not np.isfinite(alpha):
-        raise ValueError(f"alpha == {alpha!r}, must be a finite number >= 0.")
-    check_option(stopping, "stopping", SBN_STOPPING)
+    check_params(None, CEM_PARAMETER_CONSTRAINTS, {"model": model, "alpha": alpha, "stopping": stopping})
 
 
 def check_cem_params(n_clusters, *, model="cl", n_init=10, n_stochastic_steps=200, max_classification_steps=100,
                      init="random_seeds", empty_cluster="reseed", alpha=0.0, stopping="marginal", n_jobs=None,
                      random_state=None) -> None:
-    """Validate CEM's options: the one check shared by :class:`~pgmpy_ext.clustering.CEMClustering`,
-    :func:`~pgmpy_ext.clustering.fit_cem` and :func:`cem_single_start` (ValueError naming the valid values, or
-    ``check_scalar``'s TypeError/ValueError). Array-valued ``init`` (seed coordinates) is checked against the data
-    later, by :func:`prepare_cem_starts`.
+    """Validate CEM's options against :data:`CEM_PARAMETER_CONSTRAINTS`: the one check shared by
+    :class:`~pgmpy_ext.clustering.CEMClustering`, :func:`~pgmpy_ext.clustering.fit_cem` and
+    :func:`cem_single_start`. Array-valued ``init`` (seed coordinates) is checked against the data later, by
+    :func:`prepare_cem_starts`.
 
     Examples
     --------
@@ -86,18 +93,10 @@ def check_cem_params(n_clusters, *, model="cl", n_init=10, n_stochastic_steps=20
     ...
     ValueError: model == 'foo', must be one of ('cl', 'tan', 'sbn').
     """
-    check_scalar(n_clusters, "n_clusters", numbers.Integral, min_val=1)
-    check_option(model, "model", CEM_MODELS)
-    check_scalar(n_init, "n_init", numbers.Integral, min_val=1)
-    check_scalar(n_stochastic_steps, "n_stochastic_steps", numbers.Integral, min_val=0)
-    check_scalar(max_classification_steps, "max_classification_steps", numbers.Integral, min_val=0)
-    if isinstance(init, str):
-        check_option(init, "init", CEM_INITS)
-    check_option(empty_cluster, "empty_cluster", EMPTY_CLUSTER_POLICIES)
-    _check_model_options(model, alpha, stopping)
-    if n_jobs is not None:
-        check_scalar(n_jobs, "n_jobs", numbers.Integral)
-    check_generator(random_state)
+    check_params(None, CEM_PARAMETER_CONSTRAINTS, {
+        "n_clusters": n_clusters, "model": model, "n_init": n_init, "n_stochastic_steps": n_stochastic_steps,
+        "max_classification_steps": max_classification_steps, "init": init, "empty_cluster": empty_cluster,
+        "alpha": alpha, "stopping": stopping, "n_jobs": n_jobs, "random_state": random_state})
 
 
 @dataclass(eq=False)
@@ -158,8 +157,8 @@ class MStep:
 
     def __init__(self, data: EncodedData, n_clusters: int, model: str, alpha: float = 0.0,
                  stopping: str = "marginal", unique: UniqueRows | None = None):
-        check_scalar(n_clusters, "n_clusters", numbers.Integral, min_val=1)
-        _check_model_options(model, alpha, stopping)
+        check_params(None, CEM_PARAMETER_CONSTRAINTS, {"n_clusters": n_clusters, "model": model, "alpha": alpha,
+                                                       "stopping": stopping})
         self.K = int(n_clusters)
         self.model = model
         self.alpha = float(alpha)
@@ -327,11 +326,70 @@ class CEMResult:
     extra: dict = field(default_factory=dict)
 
 
+class _CEMSteps:
+    """Classification EM on the shared driver (:func:`pgmpy_ext.utils.iterate`). The iterate is the partition
+    (int32 labels); the driver's ``e_step`` evaluates it (the M step: structure and CPTs of the partition, and its
+    classification log-likelihood, the objective) and its ``m_step`` moves it (the E step of the rows followed by
+    the S step, which samples every row's cluster, or the C step, which takes the most probable one), with the
+    empty-cluster policy (D11). A C step that moves no row returns the partition itself: a fixed point."""
+
+    def __init__(self, mstep: MStep, rng: np.random.Generator, empty_cluster: str):
+        self.mstep, self.rng, self.empty_cluster = mstep, rng, empty_cluster
+        self.stage = "S"
+        self.n_events = 0
+        self._last = (None, None)  # (labels, CEMParams) of the last partition evaluated
+
+    def e_step(self, labels):
+        seen, params = self._last
+        if seen is None or not np.array_equal(seen, labels):
+            params = self.mstep(labels)
+            self._last = (labels, params)
+        return params, params.cml
+
+    def m_step(self, params: CEMParams, labels):
+        lj = self.mstep.log_joint(params)
+        return self._s_step(lj, params) if self.stage == "S" else self._c_step(lj, params, labels)
+
+    def _s_step(self, lj, params):
+        N = self.mstep.N
+        new, counts = sample_labels(lj, self.rng.random(N))
+        if (counts == 0).any() and self.empty_cluster != "drop":
+            if ((counts == 0) & (params.cluster_sizes > 0)).any():
+                self.n_events += 1
+                if self.empty_cluster == "reseed":
+                    reseed_empty_clusters(lj, new, counts)
+                else:  # reject: redraw; after MAX_REDRAWS failures keep the current partition
+                    for _ in range(MAX_REDRAWS):
+                        new, counts = sample_labels(lj, self.rng.random(N))
+                        if not ((counts == 0) & (params.cluster_sizes > 0)).any():
+                            break
+                    else:
+                        return self._last[0].copy()  # the same partition again (its M step is not recomputed)
+        elif self.empty_cluster == "drop" and ((counts == 0) & (params.cluster_sizes > 0)).any():
+            self.n_events += 1
+        return new
+
+    def _c_step(self, lj, params, labels):
+        new, counts, n_changed = argmax_labels(lj, labels)
+        if n_changed == 0:
+            return labels
+        if ((counts == 0) & (params.cluster_sizes > 0)).any():
+            self.n_events += 1
+            if self.empty_cluster == "reject":  # the constrained C-step cannot move: stop here
+                return labels
+            if self.empty_cluster == "reseed":
+                reseed_empty_clusters(lj, new, counts)
+                if np.array_equal(new, labels):  # a fixed point of the C-step followed by the re-seeding
+                    return labels
+        return new
+
+
 def cem_single_start(data: EncodedData, unique: UniqueRows, n_clusters: int, rng: np.random.Generator, *,
                      model: str, n_stochastic_steps: int, max_classification_steps: int, init: str,
                      empty_cluster: str, alpha: float, stopping: str,
                      init_points: tuple[np.ndarray, np.ndarray] | None = None) -> CEMStart:
-    """One start of the training schedule of seed 000 section 4.4 (``fit_cem`` for one of the p starts).
+    """One start of the training schedule of seed 000 section 4.4 (``fit_cem`` for one of the p starts), both
+    stages on the shared driver.
 
     S-stage: ``n_stochastic_steps`` iterations of E-step, S-step (one uniform per row from ``rng``), empty-cluster
     handling, M-step; the partition with the highest CML (the initial one included) is kept. C-stage: up to
@@ -345,66 +403,25 @@ def cem_single_start(data: EncodedData, unique: UniqueRows, n_clusters: int, rng
                      alpha=alpha, stopping=stopping)
     K = int(n_clusters)
     mstep = MStep(data, K, model, alpha, stopping, unique)
-    N = mstep.N
     points, ids = (data.codes, unique.inverse) if init_points is None else init_points
     labels = initial_partition(points, ids, K, rng, init)
-    params = mstep(labels)
-    trace, edges = [params.cml], [params.n_edges]
-    best = (params.cml, labels, params, 0)
-    n_events = 0
-    for it in range(1, n_stochastic_steps + 1):
-        lj = mstep.log_joint(params)
-        new, counts = sample_labels(lj, rng.random(N))
-        if (counts == 0).any() and empty_cluster != "drop":
-            newly_empty = (counts == 0) & (params.cluster_sizes > 0)
-            if newly_empty.any():
-                n_events += 1
-                if empty_cluster == "reseed":
-                    reseed_empty_clusters(lj, new, counts)
-                else:  # reject: redraw; after MAX_REDRAWS failures keep the current partition
-                    for _ in range(MAX_REDRAWS):
-                        new, counts = sample_labels(lj, rng.random(N))
-                        if not ((counts == 0) & (params.cluster_sizes > 0)).any():
-                            break
-                    else:
-                        new = None
-        elif empty_cluster == "drop" and ((counts == 0) & (params.cluster_sizes > 0)).any():
-            n_events += 1
-        if new is not None:
-            labels = new
-            params = mstep(labels)
-        trace.append(params.cml)
-        edges.append(params.n_edges)
-        if params.cml > best[0]:
-            best = (params.cml, labels, params, it)
-    _, labels, params, best_it = best
-    converged = False
-    n_c = 0
-    for _ in range(max_classification_steps):
-        lj = mstep.log_joint(params)
-        new, counts, n_changed = argmax_labels(lj, labels)
-        if n_changed == 0:
-            converged = True
-            break
-        if ((counts == 0) & (params.cluster_sizes > 0)).any():
-            n_events += 1
-            if empty_cluster == "reject":  # the constrained C-step cannot move: stop here
-                converged = True
-                break
-            if empty_cluster == "reseed":
-                reseed_empty_clusters(lj, new, counts)
-                if np.array_equal(new, labels):  # a fixed point of the C-step followed by the re-seeding
-                    converged = True
-                    break
-        labels = new
-        params = mstep(labels)
-        n_c += 1
-        trace.append(params.cml)
-        edges.append(params.n_edges)
-    return CEMStart(labels, params, np.asarray(trace, dtype=np.float64), np.asarray(edges, dtype=np.intp), best_it,
-                    n_c, converged, n_events)
+    steps = _CEMSteps(mstep, rng, empty_cluster)
+    edges, best = [], [None]
 
+    def record(it, labels, params, cml):
+        if steps.stage == "C" and it == 0:
+            return  # the C-stage's start is the S-stage's best partition, already recorded
+        edges.append(params.n_edges)
+        if steps.stage == "S" and (best[0] is None or cml > best[0][0]):
+            best[0] = (cml, labels, params, it)
 
+    s_fit = iterate(steps, labels, tol=None, max_iter=int(n_stochastic_steps), callback=record)
+    _, labels, params, best_it = best[0]
+    steps.stage, steps._last = "C", (labels, params)
+    c_fit = iterate(steps, labels, tol=None, max_iter=int(max_classification_steps), callback=record)
+    trace = np.concatenate([s_fit.trace, c_fit.trace[1:]])
+    return CEMStart(c_fit.params, c_fit.stats, trace, np.asarray(edges, dtype=np.intp), best_it, c_fit.n_iter,
+                    c_fit.converged, steps.n_events)
 
 
 def _check_init_points(init, n_rows: int) -> np.ndarray:

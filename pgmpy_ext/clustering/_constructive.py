@@ -12,7 +12,6 @@ import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.utils import check_scalar
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD
 from pgmpy_ext.clustering._base import BaseBNMixture
@@ -26,7 +25,7 @@ from pgmpy_ext.parameters import (
     random_parameters,
 )
 from pgmpy_ext.stats import join_log_ml, node_log_ml, supernode_counts
-from pgmpy_ext.utils.validation import check_option
+from pgmpy_ext.utils import Interval, Options, fill_doc, logsumexp_rows
 
 __all__ = ["CI_PARAM_SEARCHES", "CI_SEARCHES", "CIStart", "ConstructiveInductionClustering", "ci_single_start"]
 
@@ -65,7 +64,8 @@ class CIStart:
     structure, scores in natural log (``score_initial``: random parameters + hard completion, before any
     parameter search; ``score_final``: the completion in which no improving move was found), ``history`` (one
     dict per structure pass / SA acceptance), ``n_param_iter`` (parameter-search iterations summed),
-    ``converged`` (every parameter search met its tolerance), ``n_proposals`` (SA)."""
+    ``converged`` (every parameter search met its tolerance), ``n_proposals`` (SA), ``ll_trace`` (the observed
+    log-likelihood of every parameter-search iterate, the searches of the run one after the other)."""
 
     blocks: list
     labels: np.ndarray
@@ -78,6 +78,7 @@ class CIStart:
     n_param_iter: int = 0
     converged: bool = True
     n_proposals: int = 0
+    ll_trace: list = field(default_factory=list)
 
 
 class _Structure:
@@ -180,11 +181,14 @@ def ci_single_start(codes: np.ndarray, cards, mult: np.ndarray, opts: CIOptions,
     score_initial = nb.score(e.labels)
     res = _param_search(nb, theta, prior, opts, estep=e)
     n_param_iter, converged = res.n_iter, res.converged
+    ll_trace = list(res.loglik_trace)
     labels = res.estep.labels
     history = [{"step": 0, "move": None, "delta": None, "blocks": st.blocks(), "param_iter": res.n_iter,
                 "score": _units(nb.score(labels), opts)}]
     if opts.search == "sa":
-        return _anneal(st, labels, opts, rng, score_initial, history, n_param_iter, converged)
+        out = _anneal(st, labels, opts, rng, score_initial, history, n_param_iter, converged)
+        out.ll_trace = ll_trace
+        return out
     step = 0
     while True:
         move, delta = st.best_move(opts.search, labels)
@@ -198,12 +202,15 @@ def ci_single_start(codes: np.ndarray, cards, mult: np.ndarray, opts: CIOptions,
             res = _param_search(nb, theta, prior, opts)
             n_param_iter += res.n_iter
             converged = converged and res.converged
+            ll_trace += res.loglik_trace
             labels, it = res.estep.labels, res.n_iter
         else:
             labels, it = nb.estep(theta, prior, accumulate=False).labels, 0
         history.append({"step": step, "move": move, "delta": _units(delta, opts), "blocks": st.blocks(),
                         "param_iter": it, "score": _units(nb.score(labels), opts)})
-    return _finish(st, labels, score_initial, history, n_param_iter, converged, 0)
+    out = _finish(st, labels, score_initial, history, n_param_iter, converged, 0)
+    out.ll_trace = ll_trace
+    return out
 
 
 def _finish(st: _Structure, labels, score_initial, history, n_param_iter, converged, n_proposals) -> CIStart:
@@ -272,6 +279,7 @@ class _Prepared:
 
 
 # ---------------------------------------------------------------------------------------------------- face
+@fill_doc
 class ConstructiveInductionClustering(BaseBNMixture):
     r"""Clustering with a naive Bayes over supernodes, learned by constructive induction (Pena et al. 1999).
 
@@ -325,10 +333,11 @@ class ConstructiveInductionClustering(BaseBNMixture):
     random_state : None, int or numpy.random.Generator, default None
         Seed of the initial parameters and of the SA draws; one child generator per run, so the result does not
         depend on ``n_jobs``.
-    n_jobs : int or None, default None
-        Runs in parallel with joblib (None or 1: serially).
+    %(n_jobs)s
     show_progress : bool, default False
         Progress bar over the runs (also needs ``pgmpy.config.SHOW_PROGRESS``).
+    %(handle_unknown)s
+    %(missing_fit_complete)s
 
     Attributes
     ----------
@@ -359,6 +368,12 @@ class ConstructiveInductionClustering(BaseBNMixture):
         (state order of ``model_``); an empty cluster has a uniform row.
     n_iter_ : int
         Parameter-search iterations of the kept run, summed over its searches.
+    ll_trace_ : ndarray of float
+        Observed-data log-likelihood (natural log) of every parameter-search iterate of the kept run, its searches
+        one after the other (each search's start first).
+    log_likelihood_ : float
+        Observed-data log-likelihood of the training rows under ``model_``'s parameters as ``predict`` uses them
+        (with ``predict_smoothing``; natural log, the cluster summed out).
     converged_ : bool
         Whether every parameter search of the kept run met ``tol`` before ``max_iter``.
     start_scores_ : ndarray of shape (n_init,)
@@ -421,7 +436,8 @@ class ConstructiveInductionClustering(BaseBNMixture):
     def __init__(self, n_clusters=2, *, param_search="em", fixing_threshold=None, interleave=False, search="forward",
                  max_iter=150, tol=1e-6, em_steps_per_round=1, bc_prior=0.0, stopping="score", sa_T0=25.0,
                  sa_cooling=0.95, sa_moves_per_temp=50, sa_stop_unchanged=100, score_base=10,
-                 predict_smoothing=1e-3, n_init=1, random_state=None, n_jobs=None, show_progress=False):
+                 predict_smoothing=1e-3, n_init=1, random_state=None, n_jobs=None, show_progress=False,
+                 handle_unknown="ignore", missing="available_case"):
         self.n_clusters = n_clusters
         self.param_search = param_search
         self.fixing_threshold = fixing_threshold
@@ -442,6 +458,8 @@ class ConstructiveInductionClustering(BaseBNMixture):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     # ------------------------------------------------------------------ options
     def _options(self) -> CIOptions:
@@ -452,31 +470,20 @@ class ConstructiveInductionClustering(BaseBNMixture):
                          float(self.sa_T0), float(self.sa_cooling), int(self.sa_moves_per_temp),
                          int(self.sa_stop_unchanged), float(self.score_base))
 
-    def _check_params(self) -> None:
-        check_scalar(self.n_clusters, "n_clusters", numbers.Integral, min_val=1)
-        check_option(self.param_search, "param_search", CI_PARAM_SEARCHES)
-        check_option(self.search, "search", CI_SEARCHES)
-        check_option(self.stopping, "stopping", STOPPING_RULES)
-        if self.fixing_threshold is not None:
-            check_scalar(self.fixing_threshold, "fixing_threshold", numbers.Real, min_val=0.0, max_val=1.0,
-                         include_boundaries="left")
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, min_val=1)
-        check_scalar(self.tol, "tol", numbers.Real, min_val=0.0)
-        if self.em_steps_per_round != "converge":
-            if isinstance(self.em_steps_per_round, str):
-                raise ValueError(f"em_steps_per_round == {self.em_steps_per_round!r}, must be an int >= 0 or "
-                                 "'converge'.")
-            check_scalar(self.em_steps_per_round, "em_steps_per_round", numbers.Integral, min_val=0)
-        check_scalar(self.bc_prior, "bc_prior", numbers.Real, min_val=0.0)
-        check_scalar(self.sa_T0, "sa_T0", numbers.Real, min_val=0.0, include_boundaries="neither")
-        check_scalar(self.sa_cooling, "sa_cooling", numbers.Real, min_val=0.0, max_val=1.0,
-                     include_boundaries="right")
-        check_scalar(self.sa_moves_per_temp, "sa_moves_per_temp", numbers.Integral, min_val=1)
-        check_scalar(self.sa_stop_unchanged, "sa_stop_unchanged", numbers.Integral, min_val=1)
-        check_scalar(self.score_base, "score_base", numbers.Real, min_val=1.0, include_boundaries="neither")
-        check_scalar(self.predict_smoothing, "predict_smoothing", numbers.Real, min_val=0.0)
-        check_scalar(self.n_init, "n_init", numbers.Integral, min_val=1)
-        check_scalar(bool(self.interleave), "interleave", bool)
+    _parameter_constraints = {
+        **BaseBNMixture._parameter_constraints,
+        "param_search": [Options(CI_PARAM_SEARCHES)], "search": [Options(CI_SEARCHES)],
+        "stopping": [Options(STOPPING_RULES)], "interleave": ["boolean"],
+        "fixing_threshold": [None, Interval(numbers.Real, 0, 1, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None)],
+        "em_steps_per_round": [Options("converge"), Interval(numbers.Integral, 0, None)],
+        "bc_prior": [Interval(numbers.Real, 0, None)], "sa_T0": [Interval(numbers.Real, 0, None, closed="neither")],
+        "sa_cooling": [Interval(numbers.Real, 0, 1, closed="right")],
+        "sa_moves_per_temp": [Interval(numbers.Integral, 1, None)],
+        "sa_stop_unchanged": [Interval(numbers.Integral, 1, None)],
+        "score_base": [Interval(numbers.Real, 1, None, closed="neither")],
+        "predict_smoothing": [Interval(numbers.Real, 0, None)],
+    }
 
     def _check_no_missing(self, frame) -> None:
         na = frame.isna().to_numpy()
@@ -523,6 +530,7 @@ class ConstructiveInductionClustering(BaseBNMixture):
         self.weights_ = self.cluster_sizes_ / max(self.cluster_sizes_.sum(), 1.0)
         self.n_iter_ = int(best.n_param_iter)
         self.converged_ = bool(best.converged)
+        self.ll_trace_ = np.asarray(best.ll_trace, dtype=np.float64)
         self.start_scores_ = scores / math.log(base)
         self._columns_ = best.columns
         offsets = np.concatenate([[0], np.cumsum([K * c.u for c in best.columns])]).astype(np.intp)
@@ -554,6 +562,7 @@ class ConstructiveInductionClustering(BaseBNMixture):
         for name, counts in zip(self.node_names_, self._node_counts_, strict=True):
             tot = counts.sum(axis=1, keepdims=True)
             self.params_[name] = np.where(tot > 0, counts / np.where(tot > 0, tot, 1.0), 1.0 / counts.shape[1])
+        self.log_likelihood_ = float(logsumexp_rows(self._joint_log_likelihood(self.encoder_.codes)).sum())
 
     def _build_models(self) -> None:
         C = self.cluster_node_

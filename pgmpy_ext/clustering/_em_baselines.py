@@ -23,7 +23,6 @@ import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD
@@ -39,20 +38,12 @@ from pgmpy_ext.models import (
 )
 from pgmpy_ext.stats import NetworkLayout, TANMixtureLayout, ematan_accumulate, pair_cmi, posterior_batch, unique_rows
 from pgmpy_ext.structure import maximum_spanning_forest, orient_forest
-from pgmpy_ext.utils import check_generator, logsumexp_rows
+from pgmpy_ext.utils import Interval, Options, check_generator, fill_doc, iterate, logsumexp_rows
 
 __all__ = ["EMCompleteBNClustering", "EMTANClustering", "EMTANStart", "CompleteBNStart", "CompleteBNData",
            "emtan_single_start", "complete_bn_single_start", "prepare_complete_bn", "prepare_emtan"]
 
 _HIDDEN = "__cluster__"
-
-
-def _check_em_params(est) -> None:
-    check_scalar(est.n_clusters, "n_clusters", numbers.Integral, min_val=1)
-    check_scalar(est.alpha, "alpha", numbers.Real, min_val=0.0, include_boundaries="neither")
-    check_scalar(est.tol, "tol", numbers.Real, min_val=0.0)
-    check_scalar(est.max_iter, "max_iter", numbers.Integral, min_val=1)
-    check_scalar(est.n_init, "n_init", numbers.Integral, min_val=1)
 
 
 def _missing_message(name: str, frame) -> str | None:
@@ -140,35 +131,43 @@ def _tree(data: EMTANData, acc, root: int) -> np.ndarray:
     return orient_forest(n, maximum_spanning_forest(w), roots=root)
 
 
+class _EMTANSteps:
+    """mEM-TAN's steps for :func:`pgmpy_ext.utils.iterate`: the statistics are the responsibilities of the distinct
+    rows; the M step accumulates their pair counts, re-learns the tree (rooted at ``root``) and the parameters."""
+
+    def __init__(self, data: EMTANData, root: int):
+        self.data, self.root = data, root
+        self.prev_parents, self.changes = None, 0
+
+    def m_step(self, resp, params=None):
+        d = self.data
+        acc = ematan_accumulate(d.pairs, d.codes, d.weights, resp)
+        parents = _tree(d, acc, self.root)
+        if self.prev_parents is not None and not np.array_equal(parents, self.prev_parents):
+            self.changes += 1
+        self.prev_parents = parents
+        layout, log_cpt = _tan_m_step(d, acc, parents)
+        return parents, layout, log_cpt
+
+    def e_step(self, params):
+        _, layout, log_cpt = params
+        resp, ll_rows = posterior_batch(layout, log_cpt, self.data.codes)
+        return resp, float(np.dot(self.data.weights, ll_rows))
+
+
 def emtan_single_start(data: EMTANData, rng: np.random.Generator, *, tol: float = 1e-6, max_iter: int = 100,
                        init=None) -> EMTANStart:
     """One mEM-TAN run: the responsibilities under a random Dirichlet(1) naive Bayes
     (:func:`~pgmpy_ext.clustering.random_nb_resp`, or ``init``) give the first expected counts; then M step (tree
-    + parameters) and E step alternate (spec 3.2, AMBIG-4)."""
-    n = len(data.cards)
-    K = data.pairs.n_clusters
-    root = int(rng.integers(n))
-    q = random_nb_resp(data.codes, data.cards, K, rng) if init is None else np.asarray(init, dtype=float)
-    acc = ematan_accumulate(data.pairs, data.codes, data.weights, q)
-    trace, converged, changes, prev_parents = [], False, 0, None
-    it = 0
-    while True:
-        parents = _tree(data, acc, root)
-        if prev_parents is not None and not np.array_equal(parents, prev_parents):
-            changes += 1
-        prev_parents = parents
-        layout, log_cpt = _tan_m_step(data, acc, parents)
-        it += 1
-        resp, ll_rows = posterior_batch(layout, log_cpt, data.codes)
-        ll = float(np.dot(data.weights, ll_rows))
-        trace.append(ll)
-        if len(trace) > 1 and abs(ll - trace[-2]) <= tol * abs(ll):
-            converged = True
-            break
-        if it >= max_iter:
-            break
-        acc = ematan_accumulate(data.pairs, data.codes, data.weights, resp)
-    return EMTANStart(parents, layout, log_cpt, ll, resp, np.asarray(trace), it, converged, changes)
+    + parameters) and E step alternate on the shared driver (spec 3.2, AMBIG-4) until the log-likelihood changes
+    by at most ``tol * |LL|``."""
+    root = int(rng.integers(len(data.cards)))
+    q = random_nb_resp(data.codes, data.cards, data.pairs.n_clusters, rng) if init is None else np.asarray(init, float)
+    steps = _EMTANSteps(data, root)
+    fit = iterate(steps, None, stats=q, tol=tol, max_iter=max_iter, criterion="objective")
+    parents, layout, log_cpt = fit.params
+    return EMTANStart(parents, layout, log_cpt, fit.objective, fit.stats, fit.trace, fit.n_iter, fit.converged,
+                      steps.changes)
 
 
 class _EMBaseline(BaseBNMixture):
@@ -176,9 +175,9 @@ class _EMBaseline(BaseBNMixture):
     criterion and the convergence message (``_label`` names the method)."""
 
     _label = "EM"
-
-    def _check_params(self) -> None:
-        _check_em_params(self)
+    _parameter_constraints = {**BaseBNMixture._parameter_constraints,
+                              "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+                              "max_iter": [Interval(numbers.Integral, 1, None)]}
 
     def _check_no_missing(self, frame) -> None:
         msg = _missing_message(type(self).__name__, frame)
@@ -198,6 +197,7 @@ class _EMBaseline(BaseBNMixture):
                 f"tol={self.tol} (relative); increase max_iter.")
 
 
+@fill_doc
 class EMTANClustering(_EMBaseline):
     r"""Multi-start structural EM with a TAN re-learned at every iteration (mEM-TAN, the baseline of Table 7.4).
 
@@ -215,14 +215,17 @@ class EMTANClustering(_EMBaseline):
         Dirichlet pseudo-count per CPT cell (bnclassify's ``smooth``, pgmpy's ``pseudo_counts``; AMBIG-3: MAP
         with 1, the thesis's priors).
     tol : float >= 0, default 1e-6
-        Stop when the log-likelihood changes by at most ``tol * |LL|``.
+        Stop when the observed-data log-likelihood changes by at most ``tol * |LL|`` between iterations (relative
+        change, AMBIG-2).
     max_iter : int >= 1, default 100
     n_init : int >= 1, default 10
     random_state, n_jobs, show_progress : as in every pgmpy-ext clusterer.
+    %(handle_unknown)s
+    %(missing_fit_complete)s
 
     Attributes
     ----------
-    labels_, weights_, log_likelihood_, ll_trace_, n_iter_, converged_, start_logliks_ : as in
+    labels_, weights_, log_likelihood_, ll_trace_, n_iter_, converged_, start_scores_ : as in
         :class:`EMATANClustering`.
     tree_ : dict
         ``{attribute: tree parent or None}`` of the final TAN.
@@ -247,7 +250,7 @@ class EMTANClustering(_EMBaseline):
     """
 
     def __init__(self, n_clusters=2, *, alpha=1.0, tol=1e-6, max_iter=100, n_init=10, random_state=None,
-                 n_jobs=None, show_progress=False):
+                 n_jobs=None, show_progress=False, handle_unknown="ignore", missing="available_case"):
         self.n_clusters = n_clusters
         self.alpha = alpha
         self.tol = tol
@@ -256,6 +259,8 @@ class EMTANClustering(_EMBaseline):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     _label = "mEM-TAN"
 
@@ -281,7 +286,7 @@ class EMTANClustering(_EMBaseline):
         self.n_iter_ = int(result.n_iter)
         self.converged_ = bool(result.converged)
         self.n_structure_changes_ = int(result.n_structure_changes)
-        self.start_logliks_ = np.asarray(scores, dtype=np.float64)
+        self.start_scores_ = np.asarray(scores, dtype=np.float64)
         self.tree_ = {f: (None if p < 0 else features[p]) for f, p in zip(features, result.parents)}
 
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
@@ -383,27 +388,30 @@ def _bnet_log_joint(log_theta: list, log_prior: np.ndarray, cells: list) -> np.n
     return lj
 
 
+class _CompleteBNSteps:
+    """mEM-BNET's steps for :func:`pgmpy_ext.utils.iterate` (the statistics are the responsibilities)."""
+
+    def __init__(self, data: CompleteBNData):
+        self.data = data
+
+    def m_step(self, q, params=None):
+        return _bnet_m_step(self.data, self.data.weights[:, None] * q)
+
+    def e_step(self, params):
+        log_theta, log_prior = params
+        lj = _bnet_log_joint(log_theta, log_prior, self.data.cell)
+        lse = logsumexp_rows(lj)
+        return np.exp(lj - lse[:, None]), float(np.dot(self.data.weights, lse))
+
+
 def complete_bn_single_start(data: CompleteBNData, rng: np.random.Generator, *, tol: float = 1e-6,
                              max_iter: int = 100, init=None) -> CompleteBNStart:
-    """One mEM-BNET run: the responsibilities under a random Dirichlet(1) naive Bayes (or ``init``), then M and E steps
-    alternate until the log-likelihood changes by at most ``tol * |LL|``."""
-    K = data.n_clusters
-    q = random_nb_resp(data.codes, data.cards, K, rng) if init is None else np.asarray(init, dtype=float)
-    trace, converged, it = [], False, 0
-    while True:
-        log_theta, log_prior = _bnet_m_step(data, data.weights[:, None] * q)
-        it += 1
-        lj = _bnet_log_joint(log_theta, log_prior, data.cell)
-        lse = logsumexp_rows(lj)
-        q = np.exp(lj - lse[:, None])
-        ll = float(np.dot(data.weights, lse))
-        trace.append(ll)
-        if len(trace) > 1 and abs(ll - trace[-2]) <= tol * abs(ll):
-            converged = True
-            break
-        if it >= max_iter:
-            break
-    return CompleteBNStart(log_theta, log_prior, ll, q, np.asarray(trace), it, converged)
+    """One mEM-BNET run: the responsibilities under a random Dirichlet(1) naive Bayes (or ``init``), then M and E
+    steps alternate on the shared driver until the log-likelihood changes by at most ``tol * |LL|``."""
+    q = random_nb_resp(data.codes, data.cards, data.n_clusters, rng) if init is None else np.asarray(init, float)
+    fit = iterate(_CompleteBNSteps(data), None, stats=q, tol=tol, max_iter=max_iter, criterion="objective")
+    log_theta, log_prior = fit.params
+    return CompleteBNStart(log_theta, log_prior, fit.objective, fit.stats, fit.trace, fit.n_iter, fit.converged)
 
 
 def _lookup_cells(data: CompleteBNData, X: np.ndarray) -> list:
@@ -432,6 +440,7 @@ def complete_bn_log_joint(data: CompleteBNData, start: CompleteBNStart, X: np.nd
     return lj
 
 
+@fill_doc
 class EMCompleteBNClustering(_EMBaseline):
     r"""Multi-start EM for the complete Bayesian network given an order (mEM-BNET, the baseline of Table 7.5).
 
@@ -450,13 +459,17 @@ class EMCompleteBNClustering(_EMBaseline):
         The order pi (None: a seeded random permutation, as in :class:`EMATANClustering`; pass the same order to
         compare the two, as the thesis does).
     tol : float >= 0, default 1e-6
+        Stop when the observed-data log-likelihood changes by at most ``tol * |LL|`` between iterations (relative
+        change, AMBIG-2).
     max_iter : int >= 1, default 100
     n_init : int >= 1, default 10
     random_state, n_jobs, show_progress : as in every pgmpy-ext clusterer.
+    %(handle_unknown)s
+    %(missing_fit_complete)s
 
     Attributes
     ----------
-    labels_, weights_, log_likelihood_, ll_trace_, n_iter_, converged_, start_logliks_, order_ : as in
+    labels_, weights_, log_likelihood_, ll_trace_, n_iter_, converged_, start_scores_, order_ : as in
         :class:`EMATANClustering`.
     n_parameters_stored_ : int
         CPT rows kept (observed prefixes times ``r_i`` times K) against the full table's size.
@@ -475,8 +488,11 @@ class EMCompleteBNClustering(_EMBaseline):
     (['x0', 'x1', 'x2', 'x3'], ['cluster', 'x0', 'x1'])
     """
 
+    _parameter_constraints = {**_EMBaseline._parameter_constraints, "order": [None, Options("columns"), "array-like"]}
+
     def __init__(self, n_clusters=2, *, alpha=1.0, order=None, tol=1e-6, max_iter=100, n_init=10,
-                 random_state=None, n_jobs=None, show_progress=False):
+                 random_state=None, n_jobs=None, show_progress=False, handle_unknown="ignore",
+                 missing="available_case"):
         self.n_clusters = n_clusters
         self.alpha = alpha
         self.order = order
@@ -486,6 +502,8 @@ class EMCompleteBNClustering(_EMBaseline):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     _label = "mEM-BNET"
 
@@ -515,7 +533,7 @@ class EMCompleteBNClustering(_EMBaseline):
         self.ll_trace_ = result.ll_trace
         self.n_iter_ = int(result.n_iter)
         self.converged_ = bool(result.converged)
-        self.start_logliks_ = np.asarray(scores, dtype=np.float64)
+        self.start_scores_ = np.asarray(scores, dtype=np.float64)
         self.n_parameters_stored_ = int(sum(t.size for t in result.log_theta))
 
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:

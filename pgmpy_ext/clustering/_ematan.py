@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
@@ -28,11 +27,10 @@ from pgmpy_ext.stats import (
     ematan_accumulate,
     ematan_estep,
     ematan_ma_step,
-    max_abs_change,
     tan_mixture_constants,
     unique_rows,
 )
-from pgmpy_ext.utils import check_generator, check_option
+from pgmpy_ext.utils import Interval, Options, check_generator, check_option, dirichlet_tables, fill_doc, iterate
 
 __all__ = ["EMATANClustering", "EMATANData", "EMATANStart", "MODEL_MAX_CPD_SIZE", "POLICIES",
            "combine_ematan_starts", "random_nb_resp", "ematan_single_start", "prepare_ematan"]
@@ -134,53 +132,64 @@ def _finish(data: EMATANData, params: TANMixtureParams, trace, n_iter: int, conv
 
 def random_nb_resp(codes: np.ndarray, cards, n_clusters: int, rng: np.random.Generator) -> np.ndarray:
     """Responsibilities (U, K) of the rows under a random naive Bayes: ``P(C)`` and every ``P(X_i | C = j)``
-    drawn from Dirichlet(1) (spec AMBIG-7 and AMBIG-13, the thesis's "random initial parameters").
+    drawn from Dirichlet(1) (spec AMBIG-7 and AMBIG-13, the thesis's "random initial parameters"), through the
+    shared random start :func:`pgmpy_ext.utils.dirichlet_tables`.
 
     The starting point of every chapter-7 learner here (EMA-TAN, mEM-TAN, mEM-BNET), as the latent-class engine's
     EMA starts from random Dirichlet(1) parameters. Random responsibilities per row (the other reading of AMBIG-7)
     start EMA-TAN next to the symmetric point where every cluster is alike: the parameters then move by less than
-    ``eps = 0.01`` per iteration long before a fixed point, and the runs stop after 2-3 iterations with a markedly
+    ``tol = 0.01`` per iteration long before a fixed point, and the runs stop after 2-3 iterations with a markedly
     lower log-likelihood (measured on random TAN models; see the Tables 7.4-7.6 report).
     """
     K = int(n_clusters)
-    lp = np.tile(np.log(rng.dirichlet(np.ones(K))), (codes.shape[0], 1))
-    for i, c in enumerate(np.asarray(cards)):
-        theta = rng.dirichlet(np.ones(int(c)), size=K)  # (K, r_i)
-        lp += np.log(theta[:, codes[:, i]]).T
+    cards = [int(c) for c in np.asarray(cards)]
+    prior, *tables = dirichlet_tables(rng, [(K, 1), *((c, K) for c in cards)])
+    lp = np.tile(np.log(prior[:, 0]), (codes.shape[0], 1))
+    for i, theta in enumerate(tables):  # theta (r_i, K)
+        lp += np.log(theta[codes[:, i], :])
     lp -= lp.max(axis=1, keepdims=True)
     q = np.exp(lp)
     return q / q.sum(axis=1, keepdims=True)
 
 
-def ematan_single_start(data: EMATANData, rng: np.random.Generator, *, eps: float = 0.01, max_iter: int = 1000,
+class _EMATANSteps:
+    """E step under the averaged model and the closed-form MA step, for :func:`pgmpy_ext.utils.iterate`."""
+
+    def __init__(self, data: EMATANData):
+        self.data = data
+
+    def e_step(self, params: TANMixtureParams):
+        d = self.data
+        e = ematan_estep(d.layout, d.codes, d.weights, params, return_resp=True)
+        return e, e.loglik
+
+    def m_step(self, e, params=None) -> TANMixtureParams:
+        d = self.data
+        return ematan_ma_step(d.layout, d.constants, e, allowed=d.allowed)
+
+    @staticmethod
+    def flat(params: TANMixtureParams) -> np.ndarray:
+        """``P(C)``, the option weights and the tables with C (AMBIG-6; the tables without C never change)."""
+        return np.concatenate([params.theta_c, params.weights, params.single_dep, params.pair_dep])
+
+
+def ematan_single_start(data: EMATANData, rng: np.random.Generator, *, tol: float = 0.01, max_iter: int = 1000,
                         init=None) -> EMATANStart:
-    """One EMA-TAN run (spec section 5.5).
+    """One EMA-TAN run (spec section 5.5) on the shared driver (:func:`pgmpy_ext.utils.iterate`).
 
     Initialisation (AMBIG-7): the responsibilities of the distinct rows under a random Dirichlet(1) naive Bayes
     (:func:`random_nb_resp`; or ``init``, (U, K)), then one MA step. Each iteration is an E step under the
     current averaged model followed by the closed-form MA step; the run stops when the L-infinity change of
-    ``P(C)``, the option weights and the tables with C is below ``eps`` (AMBIG-6) or after ``max_iter`` MA
+    ``P(C)``, the option weights and the tables with C is at most ``tol`` (AMBIG-6) or after ``max_iter`` MA
     steps. ``loglik`` and ``resp`` belong to the final parameters.
     """
     lay = data.layout
-    K = lay.n_clusters
-    q = random_nb_resp(data.codes, lay.cards, K, rng) if init is None else np.asarray(init, dtype=np.float64)
+    q = random_nb_resp(data.codes, lay.cards, lay.n_clusters, rng) if init is None else np.asarray(init, float)
     params = ematan_ma_step(lay, data.constants, ematan_accumulate(lay, data.codes, data.weights, q),
                             allowed=data.allowed)
-    trace, converged, it = [], False, 0
-    while it < max_iter:
-        e = ematan_estep(lay, data.codes, data.weights, params)
-        trace.append(e.loglik)
-        new = ematan_ma_step(lay, data.constants, e, allowed=data.allowed)
-        change = max_abs_change(params, new)
-        params = new
-        it += 1
-        if change < eps:
-            converged = True
-            break
-    out = _finish(data, params, trace, it, converged)
-    out.ll_trace = np.append(out.ll_trace, out.loglik)
-    return out
+    fit = iterate(_EMATANSteps(data), params, tol=tol, max_iter=max_iter, criterion="params")
+    return EMATANStart(fit.params, fit.objective, fit.stats.resp, fit.trace, fit.n_iter, fit.converged,
+                       _degenerate(data, fit.params, fit.stats.resp))
 
 
 def combine_ematan_starts(starts: list, data: EMATANData, policy: str = "best") -> tuple[EMATANStart, np.ndarray]:
@@ -250,6 +259,7 @@ def _check_order(order, columns: list) -> np.ndarray | None:
         raise ValueError(f"order must list every column once (columns: {columns!r}), got {labels!r}.") from None
 
 
+@fill_doc
 class EMATANClustering(BaseBNMixture):
     r"""Clustering by expectation model averaging over TAN/forest structures (EMA-TAN).
 
@@ -269,9 +279,10 @@ class EMATANClustering(BaseBNMixture):
         Dirichlet pseudo-count per cell of every option's CPT and of ``P(C)`` (bnclassify's ``smooth``, pgmpy's
         ``pseudo_counts``); the thesis uses 1. It must be positive: the marginal likelihoods that weight the
         options need a proper prior.
-    eps : float > 0, default 0.01
-        Stop when the L-infinity change of ``P(C)``, the option weights and the tables with C is below ``eps``
-        (AMBIG-6; the thesis's value in chapter 8).
+    tol : float > 0, default 0.01
+        Stop when no parameter (``P(C)``, an option weight, an entry of a table with C) moves by more than ``tol``
+        in an iteration (L-infinity; AMBIG-6, the thesis's rule and its value in chapter 8; EMA-TAN is not
+        monotone in the log-likelihood).
     max_iter : int >= 1, default 1000
         Maximum MA steps per start.
     n_init : int >= 1, default 10
@@ -286,10 +297,11 @@ class EMATANClustering(BaseBNMixture):
         model, shared by its starts); "columns" uses the column order.
     random_state : None, int or numpy.random.Generator, default None
         Seeds the order and the starts (one spawned child generator per start).
-    n_jobs : int or None, default None
-        Starts run in parallel with joblib; the result does not depend on it.
+    %(n_jobs)s
     show_progress : bool, default False
         Progress bar over the starts (also needs ``pgmpy.config.SHOW_PROGRESS``).
+    %(handle_unknown)s
+    %(missing_fit_complete)s
 
     Attributes
     ----------
@@ -319,10 +331,10 @@ class EMATANClustering(BaseBNMixture):
     n_iter_ : int
         MA steps of the best start.
     converged_ : bool
-        Whether the best start (every start, for the averaging policies) met ``eps``.
+        Whether the best start (every start, for the averaging policies) met ``tol``.
     degenerate_ : bool
         The final model ignores the cluster (spec section 4.8).
-    start_logliks_ : ndarray (n_init,)
+    start_scores_ : ndarray (n_init,)
     start_weights_ : ndarray (n_init,)
         Weight of every start in the final model (one-hot for "best").
     cluster_node_, encoder_, n_features_in_, feature_names_in_ : as in every pgmpy-ext clusterer.
@@ -374,11 +386,12 @@ class EMATANClustering(BaseBNMixture):
     [[1.0, 0.0], [1.0, 0.0]]
     """
 
-    def __init__(self, n_clusters=2, *, alpha=1.0, eps=0.01, max_iter=1000, n_init=10, policy="best", order=None,
-                 random_state=None, n_jobs=None, show_progress=False):
+    def __init__(self, n_clusters=2, *, alpha=1.0, tol=0.01, max_iter=1000, n_init=10, policy="best", order=None,
+                 random_state=None, n_jobs=None, show_progress=False, handle_unknown="ignore",
+                 missing="available_case"):
         self.n_clusters = n_clusters
         self.alpha = alpha
-        self.eps = eps
+        self.tol = tol
         self.max_iter = max_iter
         self.n_init = n_init
         self.policy = policy
@@ -386,15 +399,15 @@ class EMATANClustering(BaseBNMixture):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+        self.missing = missing
 
     # ------------------------------------------------------------------ options and data
-    def _check_params(self) -> None:
-        check_scalar(self.n_clusters, "n_clusters", numbers.Integral, min_val=1)
-        check_scalar(self.alpha, "alpha", numbers.Real, min_val=0.0, include_boundaries="neither")
-        check_scalar(self.eps, "eps", numbers.Real, min_val=0.0, include_boundaries="neither")
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, min_val=1)
-        check_scalar(self.n_init, "n_init", numbers.Integral, min_val=1)
-        check_option(self.policy, "policy", POLICIES)
+    _parameter_constraints = {**BaseBNMixture._parameter_constraints,
+                              "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+                              "tol": [Interval(numbers.Real, 0, None, closed="neither")],
+                              "max_iter": [Interval(numbers.Integral, 1, None)], "policy": [Options(POLICIES)],
+                              "order": [None, Options("columns"), "array-like"]}
 
     def _check_no_missing(self, frame) -> None:
         na = frame.isna().to_numpy()
@@ -418,7 +431,7 @@ class EMATANClustering(BaseBNMixture):
         return prepared
 
     def _single_start(self, prepared: EMATANData, rng: np.random.Generator) -> EMATANStart:
-        return ematan_single_start(prepared, rng, eps=float(self.eps), max_iter=int(self.max_iter))
+        return ematan_single_start(prepared, rng, tol=float(self.tol), max_iter=int(self.max_iter))
 
     def _start_score(self, result: EMATANStart) -> float:
         return result.loglik
@@ -434,8 +447,8 @@ class EMATANClustering(BaseBNMixture):
     def _not_converged_message(self, result: EMATANStart) -> str | None:
         if self.converged_:
             return None
-        return (f"EMA-TAN stopped at max_iter={self.max_iter} before the parameters changed by less than "
-                f"eps={self.eps}; increase max_iter.")
+        return (f"EMA-TAN stopped at max_iter={self.max_iter} before the parameters changed by at most "
+                f"tol={self.tol}; increase max_iter.")
 
     def _set_fitted(self, combined: EMATANStart, scores) -> None:
         prepared, best, pi = self._fit_aux_
@@ -449,7 +462,7 @@ class EMATANClustering(BaseBNMixture):
         self.n_iter_ = int(best.n_iter)
         self.converged_ = bool(combined.converged if self.policy != "best" else best.converged)
         self.degenerate_ = bool(combined.degenerate)
-        self.start_logliks_ = np.asarray(scores, dtype=np.float64)
+        self.start_scores_ = np.asarray(scores, dtype=np.float64)
         self.start_weights_ = pi
 
     def _build_models(self) -> None:

@@ -17,7 +17,7 @@ The E step is the Cython kernel :func:`pgmpy_ext.stats.latent_class_estep`. The 
 
 Ploidy (spec 9.2): a variable's ``P`` code columns share its parameters, the cluster counts are individuals and
 the variable counts allele copies; a missing copy adds :math:`q_{dj} \theta_{ijk}` (``missing="impute"``, eq. 8.1)
-or nothing (``"ignore"``). With ploidy 1 and complete data both reduce to plain EM / EMA.
+or nothing (``"available_case"``). With ploidy 1 and complete data both reduce to plain EM / EMA.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.special import expit, gammaln, logit
 
 from pgmpy_ext.stats import LatentClassLayout, latent_class_estep, latent_class_mixture_log_joint, unique_rows
-from pgmpy_ext.utils import LOG_PROB_FLOOR, logsumexp_rows
+from pgmpy_ext.utils import LOG_PROB_FLOOR, dirichlet_tables, iterate, logsumexp_rows
 
 __all__ = ["LATENT_COMBINES", "LATENT_METHODS", "LATENT_POLICIES", "LatentClassData", "LatentClassStart",
            "align_starts", "combine_starts", "em_m_step", "latent_class_data", "latent_class_single_start",
@@ -262,12 +262,11 @@ def ma_step(layout: LatentClassLayout, counts: np.ndarray, cluster_counts: np.nd
 
 
 def _random_params(layout: LatentClassLayout, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Dirichlet(1) columns for every variable and cluster and Dirichlet(1) cluster weights (decisions 7, 13)."""
-    g = rng.standard_gamma(1.0, size=(layout.n_states, layout.n_clusters))
-    g = np.maximum(g, 1e-300)
-    theta = g / layout.sum_by_variable(g)[layout.state_var]
-    c = np.maximum(rng.standard_gamma(1.0, size=layout.n_clusters), 1e-300)
-    return theta, c / c.sum()
+    """Dirichlet(1) columns for every variable and cluster and Dirichlet(1) cluster weights (decisions 7, 13): the
+    shared random start (:func:`pgmpy_ext.utils.dirichlet_tables`) in the engine's stacked stream order."""
+    *tables, prior = dirichlet_tables(rng, [*((int(r), layout.n_clusters) for r in layout.cards),
+                                            (layout.n_clusters, 1)], stacked=True)
+    return np.concatenate(tables, axis=0) if tables else np.zeros((0, layout.n_clusters)), prior[:, 0]
 
 
 def _counts_from_resp(layout: LatentClassLayout, data: LatentClassData, resp_u: np.ndarray):
@@ -304,12 +303,60 @@ def _init_resp(init, data: LatentClassData, n_clusters: int) -> np.ndarray:
     return data.rows_to_distinct(resp * data.row_weights[:, None])
 
 
+class _LatentClassSteps:
+    """The E and M steps of EM / EMA for :func:`pgmpy_ext.utils.iterate`; parameters are ``(theta, weights, arc)``
+    (``arc``: the arc posteriors of the last MA step, not a parameter of the convergence test)."""
+
+    def __init__(self, lay, data, *, method, alpha, structure_prior, missing, min_prob, fixed_independent, estep):
+        self.lay, self.data, self.method, self.alpha = lay, data, method, alpha
+        self.structure_prior, self.missing, self.min_prob, self.estep = structure_prior, missing, min_prob, estep
+        self.fixed = None if fixed_independent is None else np.asarray(fixed_independent, dtype=bool)
+
+    def e_step(self, params):
+        theta, weights, _ = params
+        log_theta, log_w = _log(theta), _log(weights)
+        if self.estep is None:
+            res = latent_class_estep(self.lay, self.data.codes, self.data.weights, log_theta, log_w, theta=theta,
+                                     missing=self.missing, return_resp=True, check=False)
+        else:
+            res = self.estep(self.lay, log_theta, log_w, theta=theta, missing=self.missing)
+        return res, res.loglik
+
+    def m_step(self, res, params=None):
+        return self.update(res.counts, res.cluster_counts)
+
+    def update(self, counts, nc):
+        lay, alpha = self.lay, self.alpha
+        if self.method == "ema":
+            return ma_step(lay, counts, nc, alpha, self.structure_prior)
+        theta, weights = em_m_step(lay, counts, nc, alpha, self.min_prob)
+        if self.fixed is None:
+            return theta, weights, np.ones(lay.n_vars)
+        sv = lay.state_var
+        ind = counts.sum(axis=1)
+        cards = np.asarray(lay.cards, dtype=np.float64)
+        marg = (ind + alpha) / (lay.sum_by_variable(ind[:, None])[sv, 0] + cards[sv] * alpha)
+        rows = self.fixed[sv]
+        theta[rows] = marg[rows][:, None]
+        return theta, weights, (~self.fixed).astype(np.float64)
+
+    @staticmethod
+    def flat(params):
+        theta, weights, _ = params
+        return np.concatenate([theta.ravel(), weights])
+
+
+#: The stopping rule of each method when none is given: EM's relative log-likelihood change (decision 2), EMA's
+#: L-infinity parameter change (decision 6; EMA is not monotone in the log-likelihood).
+DEFAULT_CONVERGENCE = {"em": ("objective", 1e-6), "ema": ("params", 0.01)}
+
+
 def latent_class_single_start(data: LatentClassData, n_clusters: int, rng: np.random.Generator, *,
-                              method: str = "em", alpha: float = 1.0, structure_prior=0.5, eps: float | None = 0.01,
-                              tol: float | None = 1e-6, max_iter: int = 1000, init="random",
-                              missing: str = "impute", min_prob: float = 0.0,
-                              fixed_independent=None, estep=None) -> LatentClassStart:
-    """One start of EM (``method="em"``) or EMA (``"ema"``) from its own generator.
+                              method: str = "em", alpha: float = 1.0, structure_prior=0.5, tol="auto",
+                              criterion=None, max_iter: int = 1000, init="random", missing: str = "impute",
+                              min_prob: float = 0.0, fixed_independent=None, estep=None) -> LatentClassStart:
+    """One start of EM (``method="em"``) or EMA (``"ema"``) from its own generator, on the shared driver
+    (:func:`pgmpy_ext.utils.iterate`).
 
     Parameters
     ----------
@@ -322,16 +369,16 @@ def latent_class_single_start(data: LatentClassData, n_clusters: int, rng: np.ra
         Dirichlet pseudo-count per cell (0 = maximum likelihood, EM only).
     structure_prior : float or array (n_vars,), default 0.5
         EMA's prior probability of each arc ``C -> X_v``; 0.5 is the thesis's uniform prior over structures.
-    eps : float or None, default 0.01
-        Stop when the L-infinity change of every parameter is below ``eps`` (decision 6; EMA's rule; for EM an
-        additional rule when not None).
-    tol : float or None, default 1e-6
-        EM: stop when the log-likelihood changes by at most ``tol * |LL|`` (decision 2). Not used by EMA (which is
-        not monotone in the log-likelihood).
+    tol, criterion : float and {"objective", "params"}, or equal-length sequences of both; default by method
+        The stopping rule (:func:`pgmpy_ext.utils.iterate`): EM stops when the log-likelihood changes by at most
+        ``tol * |LL|`` (``("objective", 1e-6)``, decision 2), EMA when no parameter moves by more than ``tol``
+        (``("params", 0.01)``, decision 6); ``tol="auto"`` is the method's threshold, ``criterion=None`` its
+        criterion. Sequences combine rules (the run stops when any holds), e.g. the chapter-7 reproductions' EM
+        ``criterion=("objective", "params"), tol=(1e-6, 0.01)``; ``tol=None`` runs ``max_iter`` iterations.
     max_iter : int, default 1000
     init : "random", labels (n_rows,) or responsibilities (n_rows, K)
         "random": Dirichlet(1) parameters (decision 7); labels/responsibilities: the first M step uses them.
-    missing : {"impute", "ignore"}
+    missing : {"impute", "available_case"}
         Expected counts of missing cells (see :func:`pgmpy_ext.stats.latent_class_estep`).
     min_prob : float, default 0
         EM only: floor of every probability after the M step (pgmpy's ``DiscreteEM`` uses 1e-10).
@@ -348,64 +395,35 @@ def latent_class_single_start(data: LatentClassData, n_clusters: int, rng: np.ra
     """
     if method not in LATENT_METHODS:
         raise ValueError(f"method == {method!r}, must be one of {LATENT_METHODS}.")
+    default_criterion, default_tol = DEFAULT_CONVERGENCE[method]
+    criterion = default_criterion if criterion is None else criterion
+    tol = default_tol if isinstance(tol, str) and tol == "auto" else tol
     lay = data.layout(n_clusters)
-    K = lay.n_clusters
-    sv = lay.state_var
-
-    def m_step(counts, nc):
-        if method == "ema":
-            return ma_step(lay, counts, nc, alpha, structure_prior)
-        theta, weights = em_m_step(lay, counts, nc, alpha, min_prob)
-        if fixed_independent is not None:
-            fi = np.asarray(fixed_independent, dtype=bool)
-            ind = counts.sum(axis=1)
-            cards = np.asarray(lay.cards, dtype=np.float64)
-            marg = (ind + alpha) / (lay.sum_by_variable(ind[:, None])[sv, 0] + cards[sv] * alpha)
-            rows = fi[sv]
-            theta[rows] = marg[rows][:, None]
-        return theta, weights, np.ones(lay.n_vars) if fixed_independent is None else (~fi).astype(np.float64)
-
+    steps = _LatentClassSteps(lay, data, method=method, alpha=alpha, structure_prior=structure_prior,
+                              missing=missing, min_prob=min_prob, fixed_independent=fixed_independent, estep=estep)
     if isinstance(init, str):
         if init != "random":
             raise ValueError(f"init == {init!r}, must be 'random', labels or responsibilities.")
         theta, weights = _random_params(lay, rng)
-        arc = np.full(lay.n_vars, np.nan if method == "ema" else 1.0)
-        n_iter = 0
+        fit = iterate(steps, (theta, weights, np.full(lay.n_vars, np.nan if method == "ema" else 1.0)), tol=tol,
+                      max_iter=max_iter, criterion=criterion)
     else:
-        counts, nc = _counts_from_resp(lay, data, _init_resp(init, data, K))
-        theta, weights, arc = m_step(counts, nc)
-        n_iter = 1
-    trace = []
-    converged = False
-    prev_ll = None
-    res = None
-    while True:
-        log_theta, log_w = _log(theta), _log(weights)
-        if estep is None:
-            res = latent_class_estep(lay, data.codes, data.weights, log_theta, log_w, theta=theta, missing=missing,
-                                     return_resp=True, check=False)
-        else:
-            res = estep(lay, log_theta, log_w, theta=theta, missing=missing)
-        ll = res.loglik
-        trace.append(ll)
-        if method == "em" and tol is not None and prev_ll is not None and abs(ll - prev_ll) <= tol * abs(ll):
-            converged = True
-            break
-        if converged or n_iter >= max_iter:
-            break
-        prev_ll = ll
-        new_theta, new_weights, arc = m_step(res.counts, res.cluster_counts)
-        n_iter += 1
-        change = max(float(np.max(np.abs(new_theta - theta), initial=0.0)),
-                     float(np.max(np.abs(new_weights - weights))))
-        theta, weights = new_theta, new_weights
-        if eps is not None and change < eps:
-            converged = True  # one more E step for the final parameters' log-likelihood and posteriors
-    resp = res.resp
+        counts, nc = _counts_from_resp(lay, data, _init_resp(init, data, lay.n_clusters))
+        fit = iterate(steps, None, stats=_Counts(counts, nc), tol=tol, max_iter=max_iter, criterion=criterion)
+    theta, weights, arc = fit.params
+    resp = fit.stats.resp
     degenerate = bool(method == "ema" and (np.nanmax(arc, initial=0.0) < 1e-6
                                            or (resp is not None and posteriors_constant(resp))))
-    return LatentClassStart(theta, weights, arc, float(res.loglik), np.asarray(trace), n_iter, converged, resp,
+    return LatentClassStart(theta, weights, arc, float(fit.objective), fit.trace, fit.n_iter, fit.converged, resp,
                             degenerate)
+
+
+@dataclass
+class _Counts:
+    """Expected counts given from outside (an ``init`` of labels or responsibilities), as an E step's output."""
+
+    counts: np.ndarray
+    cluster_counts: np.ndarray
 
 
 def _assignment(gain: np.ndarray) -> np.ndarray:

@@ -9,11 +9,10 @@ from dataclasses import replace
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
-from pgmpy_ext.clustering._base import BaseBNMixture, check_clusters_fit_rows, run_starts
+from pgmpy_ext.clustering._base import BaseBNMixture, best_of_starts, check_clusters_fit_rows
 from pgmpy_ext.clustering._latent import (
     LATENT_COMBINES,
     LATENT_POLICIES,
@@ -30,7 +29,7 @@ from pgmpy_ext.dask import is_dask_collection
 from pgmpy_ext.data import EncodedData
 from pgmpy_ext.models import cpds_from_counts, sorted_parents
 from pgmpy_ext.stats import MISSING_POLICIES, latent_class_log_joint
-from pgmpy_ext.utils import LOG_PROB_FLOOR, check_option
+from pgmpy_ext.utils import LOG_PROB_FLOOR, Interval, Options, fill_doc
 
 __all__ = ["EMAClustering", "LatentClassEM"]
 
@@ -46,19 +45,16 @@ class _LatentClassBase(BaseBNMixture):
         tags.input_tags.allow_nan = True
         return tags
 
-    def _check_shared(self):
-        check_scalar(self.n_clusters, "n_clusters", numbers.Integral, min_val=1)
-        check_scalar(self.n_init, "n_init", numbers.Integral, min_val=1)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, min_val=0)
-        check_option(self.missing, "missing", MISSING_POLICIES)
-        check_option(self.handle_unknown, "handle_unknown", ("ignore", "error"))
+    _parameter_constraints = {**BaseBNMixture._parameter_constraints, "missing": [Options(MISSING_POLICIES)],
+                              "init": [Options("random"), "array-like"]}
+
+    def _check_params(self):
+        super()._check_params()
         if not isinstance(self.init, str):
             a = np.asarray(self.init)
             if a.ndim not in (1, 2):
                 raise ValueError(f"init must be 'random', labels (n_samples,) or responsibilities "
                                  f"(n_samples, n_clusters); got an array of shape {a.shape}.")
-        else:
-            check_option(self.init, "init", ("random",))
 
     def _prepare_starts(self, data) -> LatentClassData:
         prepared = latent_class_data(data.codes, data.cards, row_labels=self._fit_index_)
@@ -100,7 +96,7 @@ class _LatentClassBase(BaseBNMixture):
         self.ll_trace_ = np.asarray(result.ll_trace)
         self.n_iter_ = int(result.n_iter)
         self.converged_ = bool(result.converged)
-        self.start_log_likelihoods_ = np.asarray(scores)
+        self.start_scores_ = np.asarray(scores)
         if result.resp is not None:  # None after a fit on a dask DataFrame: no per-row posteriors were gathered
             self.labels_ = np.argmax(result.resp, axis=1).astype(np.intp)[data.inverse]
         else:
@@ -154,7 +150,6 @@ class _LatentClassBase(BaseBNMixture):
         from pgmpy_ext import dask as pgmpy_dask
 
         self._check_params()
-        self._check_common_params()
         if not isinstance(self.init, str):
             raise ValueError("init labels or responsibilities need the training rows in memory; with a dask DataFrame "
                              "use init='random'.")
@@ -170,9 +165,9 @@ class _LatentClassBase(BaseBNMixture):
                                    np.zeros(0, dtype=np.intp), data.cards.copy(), 1, 0, np.zeros(0))
         self._dask_rows_ = pgmpy_dask.LatentClassPasses(parts)
         try:
-            starts, scores, best = run_starts(partial(self._single_start, prepared), int(self.n_init),
-                                              self.random_state, self._start_score, n_jobs=1,
-                                              show_progress=self.show_progress, desc=self._progress_desc())
+            starts, scores, best = best_of_starts(partial(self._single_start, prepared), int(self.n_init),
+                                                  self.random_state, self._start_score, n_jobs=1,
+                                                  show_progress=self.show_progress, desc=self._progress_desc())
             result = self._combine_starts(prepared, starts, scores, best)
             self._set_fitted(result, scores)
         finally:
@@ -241,6 +236,7 @@ class _LatentClassBase(BaseBNMixture):
         return float(-2.0 * self.score_samples(X).sum() + 2 * self._n_parameters())
 
 
+@fill_doc
 class LatentClassEM(_LatentClassBase):
     r"""Latent-class clustering by multi-start EM: a naive Bayes whose class is a hidden cluster variable.
 
@@ -261,16 +257,17 @@ class LatentClassEM(_LatentClassBase):
     n_init : int, default 10
         Random starts; the best by log-likelihood is kept.
     tol : float, default 1e-6
-        Stop when the log-likelihood changes by at most ``tol * |LL|`` (decision 2).
+        Stop when the observed-data log-likelihood changes by at most ``tol * |LL|`` between iterations (relative
+        change, decision 2).
     max_iter : int, default 1000
     init : "random", labels (n_samples,) or responsibilities (n_samples, n_clusters), default "random"
         Given labels or responsibilities give the first M step (every start then starts there).
-    missing : {"impute", "ignore"}, default "impute"
-        Expected counts of a missing cell: ``P(C=j | x) P(X=k | C=j)`` (exact EM under missing at random) or none
-        (available-case counting, not EM).
+    missing : {"impute", "available_case"}, default "impute"
+        NaN/None cells, summed out exactly in the E step and at predict either way. What a missing cell adds to
+        the M step's counts: ``P(C=j | x) P(X=k | C=j)`` (``"impute"``, exact EM under missing at random) or
+        nothing (``"available_case"``: each count over the rows where the cell is observed; not exact EM).
     random_state : None, int or numpy.random.Generator
-    n_jobs : int or None
-        Starts run in parallel with joblib; the result does not depend on it.
+    %(n_jobs)s
     show_progress : bool, default False
     handle_unknown : {"ignore", "error"}, default "ignore"
         A value unseen at fit in ``predict*``/``score``: summed out like a missing cell, or an error.
@@ -289,7 +286,7 @@ class LatentClassEM(_LatentClassBase):
         Log-likelihood of every iterate of the best start (never decreasing).
     n_iter_ : int
     converged_ : bool
-    start_log_likelihoods_ : float64 (n_init,)
+    start_scores_ : float64 (n_init,)
     model_ : DiscreteBayesianNetwork
         The naive Bayes with the cluster node ``cluster_node_`` in ``model_.latents``.
 
@@ -327,13 +324,8 @@ class LatentClassEM(_LatentClassBase):
         self.show_progress = show_progress
         self.handle_unknown = handle_unknown
 
-    def _check_params(self):
-        self._check_shared()
-        check_scalar(self.alpha, "alpha", numbers.Real, min_val=0.0)
-        check_scalar(self.tol, "tol", numbers.Real, min_val=0.0)
-
     def _start_options(self) -> dict:
-        return {"tol": float(self.tol), "eps": None}
+        return {"tol": float(self.tol), "criterion": "objective"}
 
 
 class EMAClustering(_LatentClassBase):
@@ -345,9 +337,9 @@ class EMAClustering(_LatentClassBase):
     "depends on the cluster" and "independent" estimates, :math:`w_i` the posterior of the arc
     :math:`C \to X_i` from Bayesian-Dirichlet marginal likelihoods of the expected counts (``arc_posterior_``, the
     thesis's implicit feature selection: irrelevant variables get :math:`w_i \to 0` and stop shaping the clusters).
-    Iterations stop when no parameter moves by ``eps`` (L-infinity, decision 6). Multi-start with the policies of
-    section 6: Best Choice (the start of highest log-likelihood), Uniform Averaging and (likelihood) Averaging of the
-    parameters after Hungarian label alignment to the best start (decision 10).
+    Iterations stop when no parameter moves by more than ``tol`` (L-infinity, decision 6). Multi-start with the
+    policies of section 6: Best Choice (the start of highest log-likelihood), Uniform Averaging and (likelihood)
+    Averaging of the parameters after Hungarian label alignment to the best start (decision 10).
 
     Parameters
     ----------
@@ -357,7 +349,10 @@ class EMAClustering(_LatentClassBase):
     structure_prior : float in [0, 1] or array (n_features,), default 0.5
         Prior probability of each arc ``C -> X_i``; 0.5 is the thesis's uniform prior over the 2^n structures
         (spec 13: ``structure_prior=0.5`` is :math:`p_S \equiv 1`); 1 forces every arc and gives EM.
-    eps : float, default 0.01
+    tol : float, default 0.01
+        Stop when no parameter (a conditional probability or a cluster weight) moves by more than ``tol`` in an
+        iteration (L-infinity; the thesis's rule and value, decision 6: EMA is not monotone in the log-likelihood,
+        so its change is not the test).
     max_iter : int, default 1000
     n_init : int, default 10
     policy : {"best", "uniform", "averaging"}, default "best"
@@ -374,7 +369,7 @@ class EMAClustering(_LatentClassBase):
         Posterior probability of the arc ``cluster -> feature`` (the relevance of each feature to the clustering).
     degenerate_ : bool
         The best start sits on the trivial fixed point (every arc posterior ~0, identical clusters; spec 4.8).
-    labels_, weights_, theta_, log_likelihood_, ll_trace_, n_iter_, converged_, start_log_likelihoods_, model_
+    labels_, weights_, theta_, log_likelihood_, ll_trace_, n_iter_, converged_, start_scores_, model_
         As in :class:`LatentClassEM` (``ll_trace_`` may decrease: EMA does not maximise the likelihood).
 
     Examples
@@ -391,13 +386,13 @@ class EMAClustering(_LatentClassBase):
 
     _method = "ema"
 
-    def __init__(self, n_clusters=2, *, alpha=1.0, structure_prior=0.5, eps=0.01, max_iter=1000, n_init=10,
+    def __init__(self, n_clusters=2, *, alpha=1.0, structure_prior=0.5, tol=0.01, max_iter=1000, n_init=10,
                  policy="best", combine="parameters", init="random", missing="impute", random_state=None, n_jobs=None,
                  show_progress=False, handle_unknown="ignore"):
         self.n_clusters = n_clusters
         self.alpha = alpha
         self.structure_prior = structure_prior
-        self.eps = eps
+        self.tol = tol
         self.max_iter = max_iter
         self.n_init = n_init
         self.policy = policy
@@ -409,17 +404,17 @@ class EMAClustering(_LatentClassBase):
         self.show_progress = show_progress
         self.handle_unknown = handle_unknown
 
+    #: ``alpha > 0``: EMA's marginal likelihoods are Dirichlet integrals (use LatentClassEM for maximum
+    #: likelihood).
+    _parameter_constraints = {**_LatentClassBase._parameter_constraints,
+                              "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+                              "structure_prior": [Interval(numbers.Real, 0, 1), "array-like"],
+                              "policy": [Options(LATENT_POLICIES)], "combine": [Options(LATENT_COMBINES)]}
+
     def _check_params(self):
-        self._check_shared()
-        check_scalar(self.alpha, "alpha", numbers.Real)
-        if not self.alpha > 0:
-            raise ValueError(f"alpha == {self.alpha}, must be > 0 (EMA's marginal likelihoods are Dirichlet "
-                             "integrals; use LatentClassEM for maximum likelihood).")
-        check_scalar(self.eps, "eps", numbers.Real, min_val=0.0)
-        check_option(self.policy, "policy", LATENT_POLICIES)
-        check_option(self.combine, "combine", LATENT_COMBINES)
+        super()._check_params()
         p = np.asarray(self.structure_prior, dtype=np.float64)
-        if p.ndim > 1 or (p < 0).any() or (p > 1).any():
+        if p.ndim > 1 or not np.all((p >= 0) & (p <= 1)):
             raise ValueError(f"structure_prior must be a probability in [0, 1] or one per feature; got {p}.")
 
     def _prepare_starts(self, data) -> LatentClassData:
@@ -433,7 +428,8 @@ class EMAClustering(_LatentClassBase):
             raise ValueError(f"structure_prior has {p.shape[0]} entries for {n_vars} features.")
 
     def _start_options(self) -> dict:
-        return {"eps": float(self.eps), "tol": None, "structure_prior": np.asarray(self.structure_prior, float)}
+        return {"tol": float(self.tol), "criterion": "params",
+                "structure_prior": np.asarray(self.structure_prior, float)}
 
     def _combine_starts(self, prepared, starts, scores, best):
         self._prepared_ = prepared

@@ -12,15 +12,15 @@ import pandas as pd
 from joblib import Parallel, delayed
 from scipy.stats import hypergeom
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils import check_scalar
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from pgmpy_ext._compat import show_progress_enabled
 from pgmpy_ext.biclustering import SAMBA, check_finite_matrix
 from pgmpy_ext.classifiers import K2Classifier
+from pgmpy_ext.data import PARAMETER_VOCABULARY
 from pgmpy_ext.ensembles._weighting import WEIGHTINGS, weighted_vote
-from pgmpy_ext.utils import check_generator, check_option
+from pgmpy_ext.utils import ANY, Interval, Options, check_generator, check_params, fill_doc
 
 __all__ = ["BENCHClassifier", "BenchDataset", "apply_cuts", "bench_datasets", "bicluster_labels", "equal_width_cuts"]
 
@@ -183,6 +183,7 @@ def _fit_member(estimator, codes, y, names, n_bins, seed):
 
 
 # ---------------------------------------------------------------------------------------------------- estimator
+@fill_doc
 class BENCHClassifier(ClassifierMixin, BaseEstimator):
     r"""BENCH: an ensemble of Bayesian-network classifiers, one per bicluster-derived dataset, with a weighted vote.
 
@@ -207,7 +208,7 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
         on each training matrix. Precomputed biclusters: a list of ``(row_indices, column_indices)`` pairs, or a
         ``(rows, columns)`` tuple of boolean arrays, positions in the ``X`` passed to ``fit``.
     estimator : classifier, optional
-        The member (cloned per dataset; ``random_state`` set from this one's). Default ``K2Classifier()`` (WEKA
+        The member (cloned per dataset; ``random_state`` set from this one's). Default ``K2Classifier(alpha=0.5)`` (WEKA
         K2, at most 5 parents, BAYES score and CPTs with alpha 0.5). Members see a DataFrame of Categorical bin
         codes.
     imputer : transformer, optional
@@ -220,8 +221,8 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
     min_shared_features : int or float, default 0
         FI rule: an int ``a`` needs more than ``a`` shared genes; a float in (0, 1) a Jaccard overlap above it
         (decision 9).
-    alpha_sig : float, default 0.05
-        Homogeneity significance level.
+    significance : float in (0, 0.5], default 0.05
+        Significance level of the homogeneity test that labels a bicluster "+" or "-" (the thesis's alpha).
     negative_rule : {"complement", "lower_tail"}, default "complement"
         Decision 11 (the thesis's "h > 0.95" or a proper lower-tail test).
     pos_label : label, optional
@@ -237,10 +238,9 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
         of the class it votes for; the sum of posteriors; or a callable ``(probas, train_errors) -> weights``.
     error_scope : {"own", "fold"}, default "own"
         Rows of a member's training error (decision 13).
-    te : float, optional
-        Drop members whose training error exceeds it (decision 14: off).
-    n_jobs : int, default 1
-        Members fitted in parallel threads (the result does not depend on it).
+    max_train_error : float in [0, 1], optional
+        Drop members whose training error exceeds it (the thesis's ``te``; decision 14: off).
+    %(n_jobs)s
     random_state : None, int or numpy Generator
         Seeds the biclusterer (when it has ``random_state`` and none is set), FE caps, member sampling and members.
     show_progress : bool, default False
@@ -276,7 +276,7 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
 
         h = P(X \ge k) = \sum_{i=k}^{\min(n, K)} \binom{K}{i}\binom{N-K}{n-i} \Big/ \binom{N}{n}
 
-    labels it "+" when :math:`h <` ``alpha_sig`` and "-" when :math:`h > 1 -` ``alpha_sig``. The vote is
+    labels it "+" when :math:`h <` ``significance`` and "-" when :math:`h > 1 -` ``significance``. The vote is
     :math:`\hat y = \arg\max_c \sum_i w_i [\hat y_i = c]` (ties: the larger summed posterior, then the training
     majority); ``predict_proba`` is the normalised vote. When no FI/FE dataset has both classes, BENCH warns and
     falls back to one member on all rows and genes (the spec's fallback is BBN-DT; this one needs no tree).
@@ -297,16 +297,16 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, *, biclusterer=None, estimator=None, imputer=None, n_bins=3, binning="equal_width",
-                 min_shared_features=0, alpha_sig=0.05, negative_rule="complement", pos_label=None, include_fi=True,
-                 include_fe=True, fe_max_features=None, n_members=None, weighting="confidence", error_scope="own",
-                 te=None, n_jobs=1, random_state=None, show_progress=False):
+                 min_shared_features=0, significance=0.05, negative_rule="complement", pos_label=None,
+                 include_fi=True, include_fe=True, fe_max_features=None, n_members=None, weighting="confidence",
+                 error_scope="own", max_train_error=None, n_jobs=None, random_state=None, show_progress=False):
         self.biclusterer = biclusterer
         self.estimator = estimator
         self.imputer = imputer
         self.n_bins = n_bins
         self.binning = binning
         self.min_shared_features = min_shared_features
-        self.alpha_sig = alpha_sig
+        self.significance = significance
         self.negative_rule = negative_rule
         self.pos_label = pos_label
         self.include_fi = include_fi
@@ -315,7 +315,7 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
         self.n_members = n_members
         self.weighting = weighting
         self.error_scope = error_scope
-        self.te = te
+        self.max_train_error = max_train_error
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.show_progress = show_progress
@@ -326,27 +326,21 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         return tags
 
+    _parameter_constraints = {
+        **PARAMETER_VOCABULARY, "biclusterer": [ANY], "estimator": [None, ClassifierMixin], "imputer": [ANY],
+        "n_bins": [Interval(numbers.Integral, 2, None)], "binning": [Options("equal_width", "equal_frequency")],
+        "min_shared_features": [Interval(numbers.Integral, 0, None), Interval(numbers.Real, 0, 1, closed="neither")],
+        "significance": [Interval(numbers.Real, 0, 0.5, closed="right")],
+        "negative_rule": [Options("complement", "lower_tail")], "pos_label": [ANY],
+        "include_fi": ["boolean"], "include_fe": ["boolean"],
+        "fe_max_features": [None, Interval(numbers.Integral, 1, None)],
+        "n_members": [None, Interval(numbers.Integral, 1, None)],
+        "weighting": [Options(WEIGHTINGS), "callable"], "error_scope": [Options("own", "fold")],
+        "max_train_error": [None, Interval(numbers.Real, 0, 1)],
+    }
+
     def _check_params(self):
-        check_scalar(self.n_bins, "n_bins", numbers.Integral, min_val=2)
-        check_option(self.binning, "binning", ("equal_width", "equal_frequency"))
-        check_scalar(self.alpha_sig, "alpha_sig", numbers.Real, min_val=0.0, max_val=0.5,
-                     include_boundaries="right")
-        check_option(self.negative_rule, "negative_rule", ("complement", "lower_tail"))
-        if not callable(self.weighting):
-            check_option(self.weighting, "weighting", WEIGHTINGS)
-        check_option(self.error_scope, "error_scope", ("own", "fold"))
-        msf = self.min_shared_features
-        if isinstance(msf, numbers.Integral):
-            check_scalar(msf, "min_shared_features", numbers.Integral, min_val=0)
-        else:
-            check_scalar(msf, "min_shared_features", numbers.Real, min_val=0.0, max_val=1.0,
-                         include_boundaries="neither")
-        if self.fe_max_features is not None:
-            check_scalar(self.fe_max_features, "fe_max_features", numbers.Integral, min_val=1)
-        if self.n_members is not None:
-            check_scalar(self.n_members, "n_members", numbers.Integral, min_val=1)
-        if self.te is not None:
-            check_scalar(self.te, "te", numbers.Real, min_val=0.0, max_val=1.0)
+        check_params(self)
         if not (self.include_fi or self.include_fe):
             raise ValueError("include_fi and include_fe are both False; BENCH needs at least one kind of dataset.")
 
@@ -429,7 +423,8 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("the biclusterer found no bicluster in the training matrix "
                              f"({A.shape[0]} x {A.shape[1]}), so BENCH has no dataset to train on. Lower SAMBA's "
                              "threshold/min_cols, pass another biclusterer, or precomputed biclusters.")
-        labels, pvals = bicluster_labels(rows, y_pos, alpha=float(self.alpha_sig), negative_rule=self.negative_rule)
+        labels, pvals = bicluster_labels(rows, y_pos, alpha=float(self.significance),
+                                         negative_rule=self.negative_rule)
         self.biclusters_ = (rows, cols)
         self.bicluster_labels_ = labels
         self.bicluster_pvalues_ = pvals
@@ -455,7 +450,7 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
                           "gene; falling back to one member on all training rows and genes.", stacklevel=2)
             plans = [(-1, np.arange(A.shape[0]), np.arange(A.shape[1]))]
         seeds = rng.integers(2**31 - 1, size=len(plans))
-        est = self.estimator if self.estimator is not None else K2Classifier()
+        est = self.estimator if self.estimator is not None else K2Classifier(alpha=0.5)  # the thesis's WEKA K2
         y_lab = self.classes_[y_codes]
         it = plans
         if show_progress_enabled(self.show_progress):
@@ -470,10 +465,11 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
             rr = r if self.error_scope == "own" else np.arange(A.shape[0])
             pred = m.predict(_member_frame(codes[np.ix_(rr, f)], [names[j] for j in f], int(self.n_bins)))
             errors[k] = float(np.mean(np.asarray(pred) != y_lab[rr]))
-        keep = np.arange(len(members)) if self.te is None else np.flatnonzero(errors <= self.te)
+        keep = (np.arange(len(members)) if self.max_train_error is None
+                else np.flatnonzero(errors <= self.max_train_error))
         if keep.size == 0:
-            raise ValueError(f"every member has a training error above te = {self.te} (errors: "
-                             f"{np.round(errors, 3).tolist()}); raise te or set te=None.")
+            raise ValueError(f"every member has a training error above max_train_error = {self.max_train_error} "
+                             f"(errors: {np.round(errors, 3).tolist()}); raise max_train_error or set it to None.")
         self.estimators_ = [members[k] for k in keep]
         self.estimators_features_ = [plans[k][2] for k in keep]
         self.member_datasets_ = [plans[k][0] for k in keep]

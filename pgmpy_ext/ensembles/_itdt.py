@@ -9,7 +9,6 @@ import warnings
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils import check_scalar
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
@@ -17,8 +16,8 @@ from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD, show_progress
 from pgmpy_ext.classifiers import K2Classifier
 from pgmpy_ext.data import DiscreteInputMixin, encode
 from pgmpy_ext.ensembles._weighting import WEIGHTINGS, weighted_vote
-from pgmpy_ext.feature_selection import C45Classifier, used_tree_features
-from pgmpy_ext.utils import check_option
+from pgmpy_ext.tree import C45Classifier, used_tree_features
+from pgmpy_ext.utils import ANY, Interval, Options, fill_doc
 
 __all__ = ["BBNDTClassifier", "ITDTEnsembleClassifier"]
 
@@ -34,9 +33,10 @@ class _TreeBNBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
     every state of its features), members are fitted on column subsets, and the caller's data are never
     modified."""
 
+    _parameter_constraints = {**DiscreteInputMixin._parameter_constraints, "tree": [ANY], "bbn": [ANY]}
+
     def _check_base_params(self):
         self._check_common_params()
-        check_option(self.handle_unknown, "handle_unknown", ("ignore", "error"))
         if self.tree is not None and not (hasattr(self.tree, "fit") and hasattr(self.tree, "get_params")):
             raise TypeError(f"tree must be a scikit-learn tree estimator (C45Classifier, DecisionTreeClassifier), "
                             f"got {type(self.tree).__name__}.")
@@ -89,7 +89,8 @@ class _TreeBNBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
 
     def _fit_member(self, codes: np.ndarray, cols) -> tuple[object, float]:
         """A fresh BN classifier on the columns ``cols``; (member, resubstitution error on its training rows)."""
-        member = clone(self.bbn) if self.bbn is not None else K2Classifier(n_jobs=self.n_jobs)
+        # default: the thesis's member, WEKA's K2 (pseudo-count 0.5 for the BAYES score and the CPTs)
+        member = clone(self.bbn) if self.bbn is not None else K2Classifier(alpha=0.5, n_jobs=self.n_jobs)
         Xm = self._member_frame(codes, cols)
         member.fit(Xm, pd.Series(self._y, name=self._y_name) if self._y_name is not None else self._y)
         err = float(np.mean(member.predict(Xm) != self._y))
@@ -121,6 +122,7 @@ class _TreeBNBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         return self._decide(X)[0]
 
 
+@fill_doc
 class BBNDTClassifier(_TreeBNBase):
     """BBN-DT (Algorithm 1): a pruned C4.5 tree picks the features, a Bayesian network is learned on them only.
 
@@ -136,10 +138,9 @@ class BBNDTClassifier(_TreeBNBase):
         (``DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2)``) works too (it sees the integer state
         codes). A fresh clone is fitted.
     bbn : classifier, optional
-        The Bayesian-network classifier on ``X'``: default ``K2Classifier()`` (WEKA K2, at most 5 parents, BAYES
-        score, CPT pseudo-count 0.5). A fresh clone is fitted.
-    n_jobs : int, default 1
-        Threads of the default K2 search.
+        The Bayesian-network classifier on ``X'``: default ``K2Classifier(alpha=0.5)`` (WEKA K2, at most 5 parents,
+        BAYES score and CPT pseudo-count 0.5, the thesis's member). A fresh clone is fitted.
+    %(n_jobs)s
     handle_unknown : {"ignore", "error"}, default "ignore"
         A feature value unseen at fit: summed out (``"ignore"``) or refused with its column, value and row.
 
@@ -168,7 +169,7 @@ class BBNDTClassifier(_TreeBNBase):
     [('class', 'g3')]
     """
 
-    def __init__(self, *, tree=None, bbn=None, n_jobs=1, handle_unknown="ignore"):
+    def __init__(self, *, tree=None, bbn=None, n_jobs=None, handle_unknown="ignore"):
         self.tree = tree
         self.bbn = bbn
         self.n_jobs = n_jobs
@@ -271,8 +272,13 @@ class ITDTEnsembleClassifier(_TreeBNBase):
     [0.058, 0.225, 0.317]
     """
 
+    _parameter_constraints = {**_TreeBNBase._parameter_constraints, "n_rounds": [Interval(numbers.Integral, 1, None)],
+                              "max_train_error": [None, Interval(numbers.Real, 0, 1)],
+                              "ensemble": [Options(ENSEMBLES)], "weighting": [Options(WEIGHTINGS), "callable"],
+                              "faithful_stop": ["boolean"]}
+
     def __init__(self, *, n_rounds=15, max_train_error=0.40, ensemble="FN", weighting="confidence",
-                 faithful_stop=False, tree=None, bbn=None, n_jobs=1, handle_unknown="ignore", show_progress=False):
+                 faithful_stop=False, tree=None, bbn=None, n_jobs=None, handle_unknown="ignore", show_progress=False):
         self.n_rounds = n_rounds
         self.max_train_error = max_train_error
         self.ensemble = ensemble
@@ -287,12 +293,6 @@ class ITDTEnsembleClassifier(_TreeBNBase):
     def fit(self, X, y):
         """Run the knock-out rounds, fit the FN and FC networks, filter them and keep the voting members."""
         self._check_base_params()
-        check_scalar(self.n_rounds, "n_rounds", numbers.Integral, min_val=1)
-        if self.max_train_error is not None:
-            check_scalar(self.max_train_error, "max_train_error", numbers.Real, min_val=0.0, max_val=1.0)
-        check_option(self.ensemble, "ensemble", ENSEMBLES)
-        if not callable(self.weighting):
-            check_option(self.weighting, "weighting", WEIGHTINGS)
         self._prepare(X, y)
         codes = self.encoder_.codes
         p = codes.shape[1]

@@ -860,12 +860,15 @@ def plot_membership(proba, groups=None, *, group_order: Sequence | None = None, 
     ``sort``, ordered inside each group by their dominant cluster (the group's strongest cluster first, by mean
     membership) and then by decreasing membership of the group's strongest cluster, as distruct draws
     STRUCTURE's Q matrix. Works for any (n, K) matrix of memberships: a clusterer's
-    ``predict_proba``, admixture proportions, a classifier's posterior.
+    ``predict_proba``, admixture proportions, a classifier's posterior, and for a fitted
+    :class:`~pgmpy_ext.popgen.PopulationEMA` (its memberships ``q_``, grouped by its ``populations_``). The one
+    membership plot of pgmpy-ext (it replaces ``popgen.plot_structure_bars``).
 
     Parameters
     ----------
-    proba : array-like of shape (n_rows, K)
-        Non-negative rows that sum to 1 (within 1e-6).
+    proba : array-like of shape (n_rows, K), or a fitted estimator with ``q_``
+        Non-negative rows that sum to 1 (within 1e-6); an estimator with ``q_`` (``PopulationEMA``) gives those,
+        and its ``populations_`` (when not None) are the default ``groups``.
     groups : array-like of shape (n_rows,), optional
         A label per row (e.g. the true class or the population).
     group_order : sequence, optional
@@ -893,6 +896,9 @@ def plot_membership(proba, groups=None, *, group_order: Sequence | None = None, 
     >>> len(ax.patches), [t.get_text() for t in ax.get_xticklabels()]
     (8, ['a', 'b'])
     """
+    if hasattr(proba, "q_"):
+        groups = getattr(proba, "populations_", None) if groups is None else groups
+        proba = proba.q_
     q = np.asarray(proba, dtype=np.float64)
     if q.ndim != 2 or q.shape[0] == 0 or q.shape[1] == 0:
         raise ValueError(f"proba must be a non-empty 2-D array (n_rows, K), got shape {q.shape}.")

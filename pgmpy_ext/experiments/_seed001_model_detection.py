@@ -69,7 +69,7 @@ def report(results, st: Settings, elapsed: float, quick: bool, n_jobs) -> str:
          "* Models: binary uniform C; dependent binary X with P(X=1|c0) = 0.2, P(X=1|c1) = 0.8; independent X with "
          "P(X=1) = 0.5. " + "; ".join(f"model {m}: {d} dependent (X0..X{d - 1}) + {i} independent" for m, d, i in
                                       MODELS) + ".",
-         f"* Per N: one sample; {st.n_runs} EMA runs, each multi-start (m = {st.n_init}, Best Choice, eps 0.01, "
+         f"* Per N: one sample; {st.n_runs} EMA runs, each multi-start (m = {st.n_init}, Best Choice, tol 0.01, "
          "Dirichlet(1)); I_P(X_i) = mean over clusters of KL(p(X_i) || p(X_i | c)) in nats (Eq. 7.34) of each run's "
          "model, averaged over the runs.", ""]
     for name, nd, ni in MODELS:

@@ -9,7 +9,7 @@ Protocol (``docs/decisions/seed001-ema-popgen.md`` section 8.4 and decisions 15,
 * discretisation (decision 15, the thesis does not state it): per gene, unsupervised equal-frequency tertiles
   (under / normal / over-expressed) computed on the samples clustered;
 * learners: multi-start EM (m = 100, Best Choice) and multi-start EMA (m = 100) with the three policies of
-  section 6 on the same starts, r_C = 2, Dirichlet(1), eps = 0.01; 10 repetitions with new seeds (decision 25);
+  section 6 on the same starts, r_C = 2, Dirichlet(1), tol = 0.01; 10 repetitions with new seeds (decision 25);
 * score: matched accuracy (Hungarian) of the MAP partition, mean and sd (ddof 1) over the repetitions.
 When the shared data are absent, the report says so and only the synthetic stand-in runs.
 """
@@ -111,7 +111,7 @@ def report(results, settings, elapsed, quick, n_jobs, n_init, n_reps, absent, pa
          f"* Multi-start EM (m = {n_init}{_m_note(n_init)}, Best Choice) and multi-start EMA (m = {n_init}; UA, "
          "Av = softmax(LL) "
          "weights, BC on the same starts, parameter averaging after Hungarian alignment), r_C = 2, Dirichlet(1), "
-         f"eps = 0.01; {n_reps} repetitions with new seeds (decision 25; the thesis's count is unknown, 10 assumed; "
+         f"tol = 0.01; {n_reps} repetitions with new seeds (decision 25; the thesis's count is unknown, 10 assumed; "
          "`--full`: 10 repetitions of m = 100). Matched accuracy (%), mean ± sd (ddof 1).", ""]
     if n_init != 100:
         L += [f"**Reduced settings (m = {n_init}, {n_reps} repetitions; the shared machine was saturated): not the "

@@ -1,6 +1,6 @@
 """Reproduction of Table 8.1 of Santafé's thesis (seed 001, section 8.4) on a Balding-Nichols stand-in: 142 haploid
 sequences x 1,520 SNPs from three populations, cut into 19 blocks of 80 SNPs (ds1..ds19) plus the whole set
-(dsSNPs); multi-start EMA (Best Choice, eps = 0.01, r_C = 3), 10 runs per data set; marker selection on dsSNPs
+(dsSNPs); multi-start EMA (Best Choice, tol = 0.01, r_C = 3), 10 runs per data set; marker selection on dsSNPs
 (p_rel = p_red = 0.01). The Hinds et al. (2005) Perlegen genotypes are not available here; STRUCTURE's numbers are
 quoted, never run.
 """
@@ -26,7 +26,7 @@ FST = 0.10  # Balding-Nichols F of each population from the common ancestor, fix
 def _fit(name: str, seqs, pop, m: int, seed: int) -> tuple:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = PopulationEMA(n_clusters=3, ploidy=1, n_init=m, eps=0.01, random_state=seed).fit(seqs)
+        est = PopulationEMA(n_clusters=3, ploidy=1, n_init=m, tol=0.01, random_state=seed).fit(seqs)
     out = (name, seed, matched_accuracy(pop, est.labels_))
     if name == "dsSNPs":
         sel = select_markers(est, p_rel=0.01, p_red=0.01, redundancy_rule="as_printed")
@@ -96,7 +96,7 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
          "around 0.1); it was not tuned to the thesis's accuracies. The Reynolds F_ST of the generated data with "
          "the true labels is in the last column (0 admixture: the African-American sample's European admixture "
          "is not modelled, which makes our populations more separated than the real ones).",
-         f"* **EMA**: `PopulationEMA(n_clusters=3, ploidy=1, eps=0.01, policy='best')`, {runs} runs per data set "
+         f"* **EMA**: `PopulationEMA(n_clusters=3, ploidy=1, tol=0.01, policy='best')`, {runs} runs per data set "
          f"with m = {n_init} starts (blocks) and m = {n_init_full} (dsSNPs); **the thesis uses m = 1000**: scaled "
          "down to fit the ~10-minute budget on this shared 2-core machine.",
          "* accuracy: Hungarian one-to-one matching of clusters to the 3 populations over the 142 sequences.", "",

@@ -9,7 +9,7 @@ Protocol (``docs/decisions/seed001-ema-popgen.md`` sections 7.1, 7.3, 8.3 and de
   (random order plus random parents, #Pa not counting C);
 * 50 random models per row; every model sampled independently at N = 10 .. 640; the sampled C is the truth;
 * learners: multi-start EM and multi-start EMA, m = 30 starts each, Best Choice (decision 9), Dirichlet(1) priors
-  for both (decision 3), eps = 0.01 on the parameters, EM also stops at |dLL| <= 1e-6 |LL|;
+  for both (decision 3), tol = 0.01 on the parameters, EM also stops at |dLL| <= 1e-6 |LL|;
 * each model clusters its own training sample (MAP labels); score: the co-membership Hamming distance to the true
   partition; cells are EMA's wins/draws/losses over the 50 models, ``*`` = two-sided zsplit Wilcoxon p < 0.10,
   ``**`` = p < 0.01.
@@ -149,7 +149,7 @@ def report(results: dict, st: Settings, elapsed: float, quick: bool, n_jobs, par
          f"* {st.n_models} random models per row, each sampled independently at every N; the sampled C is the true "
          "partition.",
          f"* Multi-start EM and multi-start EMA, m = {st.n_init} starts each (Dirichlet(1) random initial "
-         "parameters), Best Choice by log-likelihood; Dirichlet(1) priors for both; eps = 0.01 (parameter "
+         "parameters), Best Choice by log-likelihood; Dirichlet(1) priors for both; tol = 0.01 (parameter "
          "L-infinity), EM also stops at |dLL| <= 1e-6 |LL|; max_iter 1000.",
          "* Score: co-membership Hamming distance of the MAP partition of the training sample to the truth; a cell "
          "is EMA's wins/draws/losses over the models. `*` two-sided zsplit Wilcoxon (normal approximation) "

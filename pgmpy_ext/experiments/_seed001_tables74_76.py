@@ -11,7 +11,7 @@ Protocol (``docs/decisions/seed001-ema-popgen.md`` sections 3.2, 3.3, 5, 6, 7.2,
   the sampled C is the true partition;
 * learners, each with m starts and Best Choice by log-likelihood (decision 9), Dirichlet(1) priors: mEMA-TAN (a
   random order pi per model and N), mEM-BNET (the same pi), mEM-TAN (tree re-learned every iteration, decision 4)
-  and mEMA (naive Bayes EMA, the latent-class engine); EMA's stop eps = 0.01 (parameter L-infinity), EM's
+  and mEMA (naive Bayes EMA, the latent-class engine); EMA's stop tol = 0.01 (parameter L-infinity), EM's
   |dLL| <= 1e-6 |LL|;
 * each model clusters its own training sample (MAP labels); the winner is decided by the matched accuracy
   (decision 11; the co-membership Hamming distance is reported too); cells are mEMA-TAN's wins/draws/losses,
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -89,23 +90,24 @@ def _fit_all(codes, cards, n_init: int, keys: tuple, max_iter: int, true_order=N
         prepare_ematan,
         prepare_emtan,
     )
+    from pgmpy_ext.utils import run_starts
 
     n = codes.shape[1]
     order = seed_sequence(*keys, 0).permutation(n)  # the same random order for mEMA-TAN and mEM-BNET
     out = {}
     t0 = time.perf_counter()
     d = prepare_ematan(codes, cards, 2, order=order)
-    starts = [ematan_single_start(d, r, max_iter=max_iter) for r in seed_sequence(*keys, 1).spawn(n_init)]
+    starts = run_starts(partial(ematan_single_start, d, max_iter=max_iter), n_init, seed_sequence(*keys, 1))
     best, _ = combine_ematan_starts(starts, d, "best")
     out["mEMA-TAN"] = (np.argmax(best.resp, 1)[d.inverse], best.loglik, time.perf_counter() - t0)
     t0 = time.perf_counter()
     d = prepare_emtan(codes, cards, 2)
-    starts = [emtan_single_start(d, r, max_iter=max_iter) for r in seed_sequence(*keys, 2).spawn(n_init)]
+    starts = run_starts(partial(emtan_single_start, d, max_iter=max_iter), n_init, seed_sequence(*keys, 2))
     best = starts[int(np.argmax([s.loglik for s in starts]))]
     out["mEM-TAN"] = (np.argmax(best.resp, 1)[d.inverse], best.loglik, time.perf_counter() - t0)
     t0 = time.perf_counter()
     d = prepare_complete_bn(codes, cards, 2, order=order)
-    starts = [complete_bn_single_start(d, r, max_iter=max_iter) for r in seed_sequence(*keys, 3).spawn(n_init)]
+    starts = run_starts(partial(complete_bn_single_start, d, max_iter=max_iter), n_init, seed_sequence(*keys, 3))
     best = starts[int(np.argmax([s.loglik for s in starts]))]
     out["mEM-BNET"] = (np.argmax(best.resp, 1)[d.inverse], best.loglik, time.perf_counter() - t0)
     t0 = time.perf_counter()
@@ -114,7 +116,7 @@ def _fit_all(codes, cards, n_init: int, keys: tuple, max_iter: int, true_order=N
     if true_order is not None:  # diagnostic, not in the thesis: the same starts with an order that contains the truth
         t0 = time.perf_counter()
         d = prepare_ematan(codes, cards, 2, order=np.asarray(true_order))
-        starts = [ematan_single_start(d, r, max_iter=max_iter) for r in seed_sequence(*keys, 1).spawn(n_init)]
+        starts = run_starts(partial(ematan_single_start, d, max_iter=max_iter), n_init, seed_sequence(*keys, 1))
         best, _ = combine_ematan_starts(starts, d, "best")
         out["mEMA-TAN (true order)"] = (np.argmax(best.resp, 1)[d.inverse], best.loglik, time.perf_counter() - t0)
     return out
@@ -166,7 +168,7 @@ def report(results: dict, st: Settings, elapsed: float, quick: bool, n_jobs) -> 
          "random root, C (2 states) a parent of every feature, r_i ~ U{2, 3}, Dirichlet(1) CPTs; every model "
          "sampled independently at every N; the sampled C is the true partition.",
          f"* Learners, m = {st.n_init} starts each, Best Choice by log-likelihood, Dirichlet(1) priors: "
-         "**mEMA-TAN** (`EMATANClustering` engine; one random order pi per model and N; eps = 0.01), **mEM-TAN** "
+         "**mEMA-TAN** (`EMATANClustering` engine; one random order pi per model and N; tol = 0.01), **mEM-TAN** "
          "(`EMTANClustering` engine: tree re-learned from the expected counts every iteration, decision 4; stop at "
          "|dLL| <= 1e-6 |LL|), **mEM-BNET** (`EMCompleteBNClustering` engine, the same pi, parameters of the "
          "observed parent configurations only) and **mEMA** (naive-Bayes EMA, the latent-class engine). Every start"
@@ -259,8 +261,8 @@ def report(results: dict, st: Settings, elapsed: float, quick: bool, n_jobs) -> 
           "in some features, which lowers every learner's accuracy and makes many comparisons close.",
           "* Starts (AMBIG-7): every learner starts from a random Dirichlet(1) naive Bayes; the thesis only says "
           "'random'. Random responsibilities per row were tried first and made EMA-TAN stop after 2-3 iterations "
-          "near the symmetric point (eps = 0.01 on parameter changes) with a lower log-likelihood.",
-          "* Stopping: EMA-TAN stops on the parameter L-infinity change (eps = 0.01, AMBIG-6); the EM baselines on "
+          "near the symmetric point (tol = 0.01 on parameter changes) with a lower log-likelihood.",
+          "* Stopping: EMA-TAN stops on the parameter L-infinity change (tol = 0.01, AMBIG-6); the EM baselines on "
           "|dLL| <= 1e-6 |LL| (AMBIG-2), all capped at max_iter. mEM-TAN re-learns its tree every iteration "
           "(AMBIG-4) from a root drawn once per start.",
           "* Identifiability: with Best Choice by log-likelihood, a learner whose class contains structures with "

@@ -1,5 +1,5 @@
 """Reproduction of the toy example of section 8.3 of Santafé's thesis (seed 001): three haploid bit-string
-populations, multi-start EMA (m = 1000, eps = 0.01, r_C = 3, Best Choice), 10 repetitions; marker selection with
+populations, multi-start EMA (m = 1000, tol = 0.01, r_C = 3, Best Choice), 10 repetitions; marker selection with
 p_rel = p_red = 0.01 (spec 9.5(a), decision 19).
 
 Targets: 95% correctly assigned in every repetition (sd 0); exactly 2 positions selected, one per informative group.
@@ -29,7 +29,7 @@ def _one(rep: int, m: int) -> dict:
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ema = PopulationEMA(n_clusters=3, ploidy=1, n_init=m, eps=0.01, random_state=rep).fit(a)
+        ema = PopulationEMA(n_clusters=3, ploidy=1, n_init=m, tol=0.01, random_state=rep).fit(a)
         truth = PopulationEMA(n_clusters=3, ploidy=1, n_init=1, init=np.searchsorted(["A", "B", "C"], pop),
                               random_state=rep).fit(a)
     out = {"acc": matched_accuracy(pop, ema.labels_), "ll": ema.log_likelihood_, "time": time.perf_counter() - t0,
@@ -79,7 +79,7 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
          "* data: `make_toy_bitstrings` (spec 9.5(a)): ancestors A (random 50 bits), B (A with 2 flips), C (A with 3 "
          "other flips); each population = its ancestor + 19 clones with per-bit mutation 0.05; 60 haploid "
          "individuals; a new data set per repetition (seeds 1000..).",
-         f"* `PopulationEMA(n_clusters=3, ploidy=1, n_init={n_init}, eps=0.01, policy='best')`, {repetitions} "
+         f"* `PopulationEMA(n_clusters=3, ploidy=1, n_init={n_init}, tol=0.01, policy='best')`, {repetitions} "
          "repetitions; accuracy = Hungarian one-to-one matching of clusters to populations.",
          "* marker selection `select_markers(p_rel=0.01, p_red=0.01)` under both redundancy rules of decision 19 "
          "and stat_scale 2 (2N I) or 1 (N I), on the Best-Choice model and on EMA started from the true "

@@ -1,18 +1,15 @@
 """Topographic maps with a density model behind them: the naive Bayes map (NBM / NBSOM) of Ruz's thesis,
 chapter 5 (spec ``docs/decisions/seed000-sbn-cem-nbm.md`` sections 5 and 8.5, decisions D18-D23), and its pictures.
+
+The public API is ``__all__``; the engine (``fit_nbm``, ``NBMResult``, the schedules) stays importable from here for
+the reproductions, benchmarks and tests.
 """
 
-from pgmpy_ext.maps._nbsom import (
-    NaiveBayesMap,
-    NBMResult,
-    alpha_schedule,
-    count_foldovers,
-    fit_nbm,
-    nbm_unit_square,
-    sigma_schedule,
-)
+from pgmpy_ext.maps._nbsom import NaiveBayesMap, count_foldovers, nbm_unit_square
 from pgmpy_ext.maps._plots import plot_lattice, plot_ll_trace, plot_map, plot_posterior, plot_quality
 
-__all__ = ["NBMResult", "NaiveBayesMap", "alpha_schedule", "count_foldovers", "fit_nbm", "nbm_unit_square",
-           "sigma_schedule"]
-__all__ += ["plot_lattice", "plot_ll_trace", "plot_map", "plot_posterior", "plot_quality"]
+__all__ = ["NaiveBayesMap", "count_foldovers", "nbm_unit_square", "plot_lattice", "plot_ll_trace", "plot_map",
+           "plot_posterior", "plot_quality"]
+
+# Engine: importable for the reproductions, benchmarks and tests; not public (not in __all__).
+from pgmpy_ext.maps._nbsom import NBMResult, fit_nbm, learning_rate_schedule, sigma_schedule  # noqa: E402, F401

@@ -8,20 +8,31 @@ projections, posteriors, scores). The online steps run in the Cython kernel behi
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
-from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from pgmpy_ext._compat import show_progress_enabled
+from pgmpy_ext.data import PARAMETER_VOCABULARY
 from pgmpy_ext.stats import NBMState, grid_coordinates
-from pgmpy_ext.utils import check_generator, check_option, log_normalize_rows, logsumexp_rows
+from pgmpy_ext.utils import (
+    Interval,
+    Options,
+    check_generator,
+    check_option,
+    check_params,
+    fill_doc,
+    log_normalize_rows,
+    logsumexp_rows,
+    run_starts,
+)
 
 __all__ = ["NBMResult", "NaiveBayesMap", "count_foldovers", "fit_nbm", "nbm_unit_square", "sigma_schedule",
-           "alpha_schedule"]
+           "learning_rate_schedule"]
 
 VARIANCE_UPDATES = ("thesis", "exact")
 INITS = ("uniform", "data")
@@ -38,19 +49,20 @@ def sigma_schedule(sigma0: float, t, t_max: float) -> np.ndarray:
     return float(sigma0) * np.exp(-2.0 * float(sigma0) * np.asarray(t, dtype=np.float64) / float(t_max))
 
 
-def alpha_schedule(alpha, e, e_max: float) -> np.ndarray:
-    """Factor of the variance update (eq. 5.22, reconstructed, D21): ``a0 * (a1 / a0) ** (e / e_max)``; ones when
-    ``alpha`` is None (the unit-square demo).
+def learning_rate_schedule(learning_rate, e, e_max: float) -> np.ndarray:
+    """Learning rate of the variance update (the thesis's alpha(e), eq. 5.22, reconstructed, D21):
+    ``a0 * (a1 / a0) ** (e / e_max)`` for ``learning_rate = (a0, a1)``; ones when ``learning_rate`` is None (the
+    unit-square demo).
 
     Examples
     --------
-    >>> alpha_schedule((0.1, 0.05), [0, 25, 50], 50).round(4).tolist()
+    >>> learning_rate_schedule((0.1, 0.05), [0, 25, 50], 50).round(4).tolist()
     [0.1, 0.0707, 0.05]
     """
     e = np.asarray(e, dtype=np.float64)
-    if alpha is None:
+    if learning_rate is None:
         return np.ones_like(e)
-    a0, a1 = (float(a) for a in alpha)
+    a0, a1 = (float(a) for a in learning_rate)
     return a0 * (a1 / a0) ** (e / float(e_max))
 
 
@@ -72,15 +84,16 @@ def _log_likelihood(state: NBMState, X: np.ndarray) -> float:
 
 
 def fit_nbm(X: np.ndarray, rng: np.random.Generator, *, grid=(10, 10), n_epochs: int = 50, sigma0=None,
-            alpha=(0.1, 0.05), var_floor: float = 1e-6, init: str = "uniform", variance_update: str = "thesis",
+            learning_rate=(0.1, 0.05), var_floor: float = 1e-6, init: str = "uniform", variance_update: str = "thesis",
             snapshot_epochs=()) -> NBMResult:
     """Train one naive Bayes map by the online rule of spec section 5.4 (pseudo-code 5.6).
 
     Random draws, in this order, all from ``rng``: the initial means (``init="uniform"``: ``U(0, 1)^(K x n)``;
     ``"data"``: K rows of X drawn without replacement, with replacement when K > N), the initial variances
     ``U(0, 1)^(K x n) + var_floor`` (D22), then one permutation of the rows per epoch (D23). Epoch e (0-based) uses
-    ``sigma = sigma_schedule(sigma0, e, n_epochs)`` and ``alpha = alpha_schedule(alpha, e, n_epochs)``; the j
-    counter runs over all epochs, ``j = e * N + position`` (starting at 0).
+    ``sigma = sigma_schedule(sigma0, e, n_epochs)`` and the variance update's learning rate
+    ``learning_rate_schedule(learning_rate, e, n_epochs)``; the j counter runs over all epochs, ``j = e * N +
+    position`` (starting at 0).
 
     Parameters
     ----------
@@ -117,7 +130,8 @@ def fit_nbm(X: np.ndarray, rng: np.random.Generator, *, grid=(10, 10), n_epochs:
     for e in range(n_epochs):
         order = rng.permutation(N)
         state.steps(X, order, sigma=float(sigma_schedule(sigma0, e, n_epochs)),
-                    alpha=float(alpha_schedule(alpha, e, n_epochs)), var_floor=var_floor, exact=exact)
+                    alpha=float(learning_rate_schedule(learning_rate, e, n_epochs)), var_floor=var_floor,
+                    exact=exact)
         trace[e] = _log_likelihood(state, X)
         if e + 1 in wanted:
             snaps[e + 1] = (state.means.copy(), state.variances.copy())
@@ -129,9 +143,9 @@ def nbm_unit_square(*, n_steps: int = 100_000, grid=(16, 16), snapshots=(0, 500,
                     random_state=None) -> dict[int, np.ndarray]:
     """The map-formation demo of section 5.4.1 (Fig. 5.2): a stream of ``x ~ U([0, 1]^2)``, one new point per step.
 
-    Step t (= j) uses ``sigma = sigma_schedule(sigma0, t, t_max)`` (``t_max = n_steps``) and no alpha factor; means
-    and variances start uniform in [0, 1] (plus the floor). Draws from the generator, in this order: the initial
-    means (K, 2), the initial variances (K, 2), the stream (n_steps, 2).
+    Step t (= j) uses ``sigma = sigma_schedule(sigma0, t, t_max)`` (``t_max = n_steps``) and no learning-rate
+    factor; means and variances start uniform in [0, 1] (plus the floor). Draws from the generator, in this order:
+    the initial means (K, 2), the initial variances (K, 2), the stream (n_steps, 2).
 
     Returns
     -------
@@ -193,6 +207,10 @@ def count_foldovers(means: np.ndarray, grid) -> int:
     return int(((s1 != major) | (s2 != major)).sum())
 
 
+def _fit_nbm_start(Z, kw, rng):
+    return fit_nbm(Z, rng, **kw)
+
+
 # ------------------------------------------------------------------------------------------- scikit-learn face
 def _check_continuous(est, X, *, reset: bool) -> np.ndarray:
     """Continuous float64 array from X; a clear error for categorical/string columns and missing values."""
@@ -223,6 +241,7 @@ def _check_continuous(est, X, *, reset: bool) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
+@fill_doc
 class NaiveBayesMap(ClusterMixin, TransformerMixin, BaseEstimator):
     """Naive Bayes map (NBM / NBSOM): a 2-D topographic map that is also a density model.
 
@@ -241,8 +260,9 @@ class NaiveBayesMap(ClusterMixin, TransformerMixin, BaseEstimator):
         Passes over the data (one random permutation each, D23).
     sigma0 : float, optional
         Initial neighbourhood range; default ``max(grid) / 2`` (D20).
-    alpha : (float, float) or None, default (0.1, 0.05)
-        ``(alpha0, alpha1)`` of the factor ``alpha(e)`` on the variance update (D21); None: no factor.
+    learning_rate : (float, float) or None, default (0.1, 0.05)
+        ``(a0, a1)``: the learning rate of the variance update decays from ``a0`` to ``a1`` over the epochs (the
+        thesis's factor alpha(e), eq. 5.22, D21; see :func:`learning_rate_schedule`); None: no factor.
     var_floor : float, default 1e-6
         Variance floor in standardised units (D19).
     init : {"uniform", "data"}, default "uniform"
@@ -256,8 +276,7 @@ class NaiveBayesMap(ClusterMixin, TransformerMixin, BaseEstimator):
         What :meth:`transform` returns: the posterior mean of the grid coordinates (eq. 5.18) or the winner's.
     n_init : int, default 10
         Restarts; the best by final log-likelihood is kept.
-    n_jobs : int, optional
-        Threads over restarts (the kernel releases the GIL); the result does not depend on it.
+    %(n_jobs)s
     random_state : None, int or numpy.random.Generator
     show_progress : bool, default False
 
@@ -321,13 +340,13 @@ class NaiveBayesMap(ClusterMixin, TransformerMixin, BaseEstimator):
     ((60, 2), (60, 16), (5,))
     """
 
-    def __init__(self, *, grid=(10, 10), n_epochs=50, sigma0=None, alpha=(0.1, 0.05), var_floor=1e-6,
+    def __init__(self, *, grid=(10, 10), n_epochs=50, sigma0=None, learning_rate=(0.1, 0.05), var_floor=1e-6,
                  init="uniform", variance_update="thesis", standardize=True, projection="soft", n_init=10,
                  n_jobs=None, random_state=None, show_progress=False):
         self.grid = grid
         self.n_epochs = n_epochs
         self.sigma0 = sigma0
-        self.alpha = alpha
+        self.learning_rate = learning_rate
         self.var_floor = var_floor
         self.init = init
         self.variance_update = variance_update
@@ -338,26 +357,29 @@ class NaiveBayesMap(ClusterMixin, TransformerMixin, BaseEstimator):
         self.random_state = random_state
         self.show_progress = show_progress
 
+    _parameter_constraints = {
+        **PARAMETER_VOCABULARY, "grid": ["array-like"], "n_epochs": [Interval(numbers.Integral, 1, None)],
+        "sigma0": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "learning_rate": [None, "array-like"], "var_floor": [Interval(numbers.Real, 0, None, closed="neither")],
+        "init": [Options(INITS)], "variance_update": [Options(VARIANCE_UPDATES)], "standardize": ["boolean"],
+        "projection": [Options("soft", "hard")],
+    }
+
     def _check_params(self):
-        try:
-            L1, L2 = (int(g) for g in self.grid)
-        except (TypeError, ValueError):
+        check_params(self)
+        grid = tuple(self.grid)
+        if len(grid) != 2 or not all(isinstance(g, numbers.Integral) and not isinstance(g, bool) for g in grid):
             raise ValueError(f"grid == {self.grid!r}, must be a pair of ints (rows, columns), e.g. (10, 10).")
+        L1, L2 = (int(g) for g in grid)
         if L1 < 2 or L2 < 2:
-            raise ValueError(f"grid == {tuple(self.grid)!r}, must be at least (2, 2): a map needs two grid "
-                             "dimensions. Use e.g. grid=(10, 10).")
-        check_scalar(self.n_epochs, "n_epochs", int, min_val=1)
-        check_scalar(self.n_init, "n_init", int, min_val=1)
-        check_scalar(self.var_floor, "var_floor", float, min_val=0, include_boundaries="neither")
-        if self.sigma0 is not None:
-            check_scalar(self.sigma0, "sigma0", (int, float), min_val=0, include_boundaries="neither")
-        if self.alpha is not None:
-            a = tuple(self.alpha)
-            if len(a) != 2 or not all(isinstance(v, (int, float)) and v > 0 for v in a):
-                raise ValueError(f"alpha == {self.alpha!r}, must be None or a pair (alpha0, alpha1) of numbers > 0.")
-        check_option(self.init, "init", INITS)
-        check_option(self.variance_update, "variance_update", VARIANCE_UPDATES)
-        check_option(self.projection, "projection", ("soft", "hard"))
+            raise ValueError(f"grid == {grid!r}, must be at least (2, 2): a map needs two grid dimensions. Use e.g. "
+                             "grid=(10, 10).")
+        if self.learning_rate is not None:
+            a = tuple(self.learning_rate)
+            if len(a) != 2 or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v)
+                                      and v > 0 for v in a):
+                raise ValueError(f"learning_rate == {self.learning_rate!r}, must be None or a pair (a0, a1) of "
+                                 "finite numbers > 0.")
         return L1, L2
 
     def fit(self, X, y=None):
@@ -378,21 +400,11 @@ class NaiveBayesMap(ClusterMixin, TransformerMixin, BaseEstimator):
         else:
             self.center_, self.scale_ = np.zeros(Xa.shape[1]), np.ones(Xa.shape[1])
         Z = (Xa - self.center_) / self.scale_
-        children = check_generator(self.random_state).spawn(self.n_init)
-        kw = {"grid": grid, "n_epochs": self.n_epochs, "sigma0": self.sigma0, "alpha": self.alpha,
+        kw = {"grid": grid, "n_epochs": self.n_epochs, "sigma0": self.sigma0, "learning_rate": self.learning_rate,
               "var_floor": float(self.var_floor), "init": self.init, "variance_update": self.variance_update}
-        if self.n_jobs is None or self.n_jobs == 1:
-            results = (fit_nbm(Z, rng, **kw) for rng in children)
-        else:
-            from joblib import Parallel, delayed
-
-            results = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")(
-                delayed(fit_nbm)(Z, rng, **kw) for rng in children)
-        if show_progress_enabled(self.show_progress):
-            from tqdm.auto import tqdm
-
-            results = tqdm(results, total=self.n_init, desc="NBM restarts")
-        runs = list(results)
+        # the online steps run in a kernel that releases the GIL: threads, no copies of Z
+        runs = run_starts(partial(_fit_nbm_start, Z, kw), self.n_init, self.random_state, n_jobs=self.n_jobs,
+                          prefer="threads", show_progress=self.show_progress, desc="NBM restarts")
         self.ll_traces_ = np.array([r.ll_trace for r in runs])
         self.best_init_ = int(np.argmax(self.ll_traces_[:, -1]))  # ties: the first restart
         best = runs[self.best_init_]

@@ -69,7 +69,7 @@ def _conditional(model: DiscreteBayesianNetwork, node, given: list, infer) -> np
 
 
 def multinet_to_network(models: Mapping, weights: Sequence[float], *, cluster_node="cluster",
-                        order: Sequence | None = None) -> DiscreteBayesianNetwork:
+                        order: Sequence | None = None, max_cpd_size: int | None = None) -> DiscreteBayesianNetwork:
     r"""Merge a Bayesian multinet into one ``DiscreteBayesianNetwork`` with a cluster (class) node.
 
     A multinet :math:`P(x) = \sum_k w_k P_k(x)` has its own network per cluster, so it is not one Bayesian network
@@ -92,6 +92,9 @@ def multinet_to_network(models: Mapping, weights: Sequence[float], *, cluster_no
     order : sequence, optional
         A node order. Default: a topological order of the network of the largest weight (ties between nodes by
         their position in that network's node list), which keeps that cluster's parents as they are.
+    max_cpd_size : int, optional
+        Refuse (ValueError naming the node, its parents and the size, before anything is allocated) when a CPD of
+        the merged network would have more entries; None: no limit.
 
     Returns
     -------
@@ -154,6 +157,12 @@ def multinet_to_network(models: Mapping, weights: Sequence[float], *, cluster_no
         union = [u for u in pre if any(u in s for s in per_k)]
         full = [v, cluster_node, *union]  # axes of the table built below
         shape = [len(states[x]) for x in full]
+        size = int(np.prod(shape, dtype=np.float64))
+        if max_cpd_size is not None and size > max_cpd_size:
+            raise ValueError(f"the merged network's CPD of {v!r} would have {size} entries (parents: the cluster "
+                             f"node and {union!r}), more than max_cpd_size={max_cpd_size}: the clusters' networks "
+                             "disagree too much for one network of this size. Keep the multinet (models_, weights_) "
+                             "or pass another order.")
         table = np.empty(shape, dtype=np.float64)
         for k, (net, s) in enumerate(zip(nets, per_k)):
             cond = _conditional(net, v, s, infers[k])  # (r_v, *S)

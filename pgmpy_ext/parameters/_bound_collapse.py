@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pgmpy_ext.stats import SupernodeEStep, completed_log_ml, supernode_counts, supernode_estep, supernode_offsets
-from pgmpy_ext.utils import LOG_PROB_FLOOR
+from pgmpy_ext.utils import LOG_PROB_FLOOR, dirichlet_tables, iterate
 
 __all__ = ["ParamSearchResult", "SupernodeNB", "bound_collapse", "fit_bc_em", "fit_supernode_em", "ml_parameters",
            "random_parameters"]
@@ -76,9 +76,8 @@ class SupernodeNB:
 def random_parameters(nb: SupernodeNB, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Random start (decision B.13-6): the prior and every CPT row ~ Dirichlet(1, ..., 1), over the node's observed
     values (the compact codes; for singletons these are all the values that occur)."""
-    prior = rng.dirichlet(np.ones(nb.K))
-    parts = [rng.dirichlet(np.ones(int(u)), size=nb.K).reshape(-1) for u in nb.u]
-    return np.concatenate(parts), prior
+    prior, *tables = dirichlet_tables(rng, [(nb.K, 1), *((int(u), nb.K) for u in nb.u)])
+    return np.concatenate([t.T.reshape(-1) for t in tables]), prior[:, 0]
 
 
 def ml_parameters(nb: SupernodeNB, labels: np.ndarray, previous=None) -> tuple[np.ndarray, np.ndarray]:
@@ -172,21 +171,36 @@ class ParamSearchResult:
     loglik_trace: list = field(default_factory=list)
 
 
-def _changed(new: float, prev: float | None, tol: float) -> bool:
-    if prev is None:
-        return True
-    return abs(new - prev) > tol * abs(prev)
+class _SupernodeSteps:
+    """The parameter searches' steps for :func:`pgmpy_ext.utils.iterate`: ``update(theta, prior, estep) -> (theta,
+    prior)`` is EM's M step or a BC+EM round; the E step gives the hard completion, the observed log-likelihood and
+    the next expected counts in one pass. The objective is the completed-data K2 score (``"score"``) or the observed
+    log-likelihood (``"loglik"``); both traces are kept."""
+
+    def __init__(self, nb: SupernodeNB, update, objective: str):
+        self.nb, self.update, self.objective = nb, update, objective
+        self.score_trace, self.loglik_trace = [], []
+
+    def m_step(self, e, params):
+        return self.update(*params, e)
+
+    def e_step(self, params):
+        e = self.nb.estep(*params)
+        s = self.nb.score(e.labels)
+        self.score_trace.append(s)
+        self.loglik_trace.append(e.loglik)
+        return e, (s if self.objective == "score" else e.loglik)
 
 
 def fit_supernode_em(nb: SupernodeNB, theta: np.ndarray, prior: np.ndarray, *, max_iter: int = 150,
                      tol: float = 1e-6, stopping: str = "score", estep: SupernodeEStep | None = None
                      ) -> ParamSearchResult:
-    """EM on the supernode naive Bayes (spec B.4), from ``theta``, ``prior``.
+    """EM on the supernode naive Bayes (spec B.4), from ``theta``, ``prior``, on the shared driver.
 
     One iteration is an M-step from the expected counts followed by the E-step at the new parameters, which gives
     the hard completion, the observed log-likelihood and the next expected counts in one pass. Stopping (B.4,
     B.13-4): ``"score"`` (default, the paper's literal rule) stops when the relative change of the completed-data
-    K2 score between successive iterations is below ``tol``; ``"loglik"`` uses the observed log-likelihood
+    K2 score between successive iterations is at most ``tol``; ``"loglik"`` uses the observed log-likelihood
     instead. At most ``max_iter`` M-steps.
 
     Examples
@@ -200,35 +214,23 @@ def fit_supernode_em(nb: SupernodeNB, theta: np.ndarray, prior: np.ndarray, *, m
     >>> res.converged, bool(np.all(np.diff(res.loglik_trace) >= -1e-9))
     (True, True)
     """
-    def em_step(theta, prior, e):
-        theta, prior = nb.normalize(e.counts, e.class_counts, theta)
-        return theta, prior, nb.estep(theta, prior)
+    def em_update(theta, prior, e):
+        return nb.normalize(e.counts, e.class_counts, theta)
 
-    return _iterate(nb, theta, prior, em_step, max_iter=max_iter, tol=tol, stopping=stopping, estep=estep)
+    return _search(nb, theta, prior, em_update, max_iter=max_iter, tol=tol, stopping=stopping, estep=estep)
 
 
-def _iterate(nb: SupernodeNB, theta, prior, step, *, max_iter: int, tol: float, stopping: str,
-             estep: SupernodeEStep | None) -> ParamSearchResult:
-    """The loop EM and BC+EM share: ``step(theta, prior, estep) -> (theta, prior, estep)`` until the stopping
-    criterion (the completed-data score or the log-likelihood) changes by at most ``tol``, or ``max_iter``."""
+def _search(nb: SupernodeNB, theta, prior, update, *, max_iter: int, tol: float, stopping: str,
+            estep: SupernodeEStep | None) -> ParamSearchResult:
+    """EM and BC+EM on the driver: from the E step at the start (given, or computed), ``update`` then the E step
+    until the objective (the completed-data score or the log-likelihood) changes by at most ``tol`` relative, or
+    ``max_iter`` updates. The start's own objective is not a test point (the paper compares successive updates)."""
     e = estep if estep is not None else nb.estep(theta, prior)
-    prev = None
-    score_trace, ll_trace = [], [e.loglik]
-    s = nb.score(e.labels)
-    converged = False
-    it = 0
-    while it < max_iter:
-        theta, prior, e = step(theta, prior, e)
-        it += 1
-        s = nb.score(e.labels)
-        score_trace.append(s)
-        ll_trace.append(e.loglik)
-        crit = s if stopping == "score" else e.loglik
-        if not _changed(crit, prev, tol):
-            converged = True
-            break
-        prev = crit
-    return ParamSearchResult(theta, prior, e, s, it, converged, score_trace, ll_trace)
+    steps = _SupernodeSteps(nb, update, stopping)
+    fit = iterate(steps, (theta, prior), stats=e, tol=tol, max_iter=max_iter, criterion="objective")
+    theta, prior = fit.params
+    return ParamSearchResult(theta, prior, fit.stats, steps.score_trace[-1], fit.n_iter, fit.converged,
+                             steps.score_trace, [e.loglik, *steps.loglik_trace])
 
 
 def fit_bc_em(nb: SupernodeNB, theta: np.ndarray, prior: np.ndarray, *, fixing_threshold: float,
@@ -245,10 +247,10 @@ def fit_bc_em(nb: SupernodeNB, theta: np.ndarray, prior: np.ndarray, *, fixing_t
         theta, prior = bound_collapse(nb, fixed, bc_prior=bc_prior, previous=(theta, prior))
         if em_steps_per_round == "converge":
             inner = fit_supernode_em(nb, theta, prior, max_iter=max_iter, tol=tol, stopping=stopping)
-            return inner.theta, inner.prior, inner.estep
+            return inner.theta, inner.prior
         for _ in range(int(em_steps_per_round)):
             e = nb.estep(theta, prior)
             theta, prior = nb.normalize(e.counts, e.class_counts, theta)
-        return theta, prior, nb.estep(theta, prior)
+        return theta, prior
 
-    return _iterate(nb, theta, prior, bc_em_round, max_iter=max_iter, tol=tol, stopping=stopping, estep=estep)
+    return _search(nb, theta, prior, bc_em_round, max_iter=max_iter, tol=tol, stopping=stopping, estep=estep)

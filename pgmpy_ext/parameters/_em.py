@@ -15,15 +15,29 @@ import warnings
 import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_scalar
 
 from pgmpy_ext._compat import DAG, DiscreteBayesianNetwork, DiscreteParameterEstimator, TabularCPD
-from pgmpy_ext.data import encode
+from pgmpy_ext.data import PARAMETER_VOCABULARY, encode
 from pgmpy_ext.models import cpds_from_layout, sorted_parents
 from pgmpy_ext.stats import NetworkLayout, estep_accumulate, unique_rows
-from pgmpy_ext.utils import check_generator
+from pgmpy_ext.utils import Interval, Options, check_generator, check_params, dirichlet_tables, iterate
 
 __all__ = ["LatentEM"]
+
+
+class _LatentEMSteps:
+    """E step (Cython, distinct rows) and M step (posterior mean) of :class:`LatentEM` for
+    :func:`pgmpy_ext.utils.iterate`; the parameters are the flat CPD buffer of ``layout``."""
+
+    def __init__(self, layout: NetworkLayout, rows, alpha: float, log):
+        self.layout, self.rows, self.alpha, self.log = layout, rows, alpha, log
+
+    def e_step(self, probs):
+        res = estep_accumulate(self.layout, self.log(probs), self.rows.codes, self.rows.counts)
+        return res, res.loglik
+
+    def m_step(self, res, probs):
+        return self.layout.normalize(res.counts, self.alpha)
 
 
 class LatentEM(DiscreteParameterEstimator):
@@ -45,8 +59,9 @@ class LatentEM(DiscreteParameterEstimator):
         Dirichlet pseudo-count per cell in the M step (pgmpy's ``pseudo_counts``); 0 is maximum likelihood, as
         pgmpy's default M step (``DiscreteMLE``), with a uniform column for a parent configuration of zero weight.
     max_iter : int, default 100
-    atol : float, default 1e-8
-        Stop when no CPD entry moves by more than ``atol`` in an iteration (pgmpy's rule).
+    tol : float, default 1e-8
+        Stop when no CPD entry moves by more than ``tol`` in an iteration (L-infinity; pgmpy ``DiscreteEM``'s rule
+        and its ``atol``).
     init_cpds : dict, "random" or None, default None
         ``{node: TabularCPD}`` starting CPDs (pgmpy's convention; nodes not given start at random), or "random".
         Nodes that are neither the latent node nor one of its children do not depend on the E step: their CPDs are
@@ -63,7 +78,7 @@ class LatentEM(DiscreteParameterEstimator):
     parameters_ : list of TabularCPD
         One CPD per node in ``model.nodes()`` order, evidence ``sorted(parents)``.
     state_names_ : dict
-    loglik_trace_ : numpy.ndarray
+    ll_trace_ : numpy.ndarray
         Observed-data log-likelihood (natural log) of every iterate, the last one included.
     n_iter_ : int
     converged_ : bool
@@ -76,7 +91,7 @@ class LatentEM(DiscreteParameterEstimator):
     each CPD value at 1e-10 before the exponential) and the same weighted maximum-likelihood M step, so the
     trajectories agree to rounding (``tests/parameters/test_latent_em.py``); with the default ``min_prob=0`` they
     differ only where a probability falls below 1e-10. pgmpy returns the parameters of the M step that met
-    ``atol``; so does this estimator.
+    ``tol``; so does this estimator.
 
     Examples
     --------
@@ -88,32 +103,32 @@ class LatentEM(DiscreteParameterEstimator):
     >>> bn = DiscreteBayesianNetwork([("H", "A"), ("H", "B"), ("H", "C")], latents={"H"})
     >>> est = LatentEM(random_state=0)
     >>> bn = bn.fit(df, estimator=est)
-    >>> bool(bn.check_model()), bool(np.all(np.diff(est.loglik_trace_) > -1e-9))
+    >>> bool(bn.check_model()), bool(np.all(np.diff(est.ll_trace_) > -1e-9))
     (True, True)
     """
 
     _tags = {"supports_weighted_data": True, "supports_latent_variables": True, "supports_missing_data": False}
 
     def __init__(self, state_names: dict | None = None, latent_card=None, alpha: float = 0.0, max_iter: int = 100,
-                 atol: float = 1e-8, init_cpds=None, min_prob: float = 0.0, random_state=None,
+                 tol: float = 1e-8, init_cpds=None, min_prob: float = 0.0, random_state=None,
                  show_progress: bool = False):
         self.latent_card = latent_card
         self.alpha = alpha
         self.max_iter = max_iter
-        self.atol = atol
+        self.tol = tol
         self.init_cpds = init_cpds
         self.min_prob = min_prob
         self.random_state = random_state
         self.show_progress = show_progress
         super().__init__(state_names=state_names)
 
+    _parameter_constraints = {**PARAMETER_VOCABULARY, "state_names": [None, dict],
+                              "latent_card": [None, Interval(numbers.Integral, 1, None), dict],
+                              "init_cpds": [None, Options("random"), dict],
+                              "min_prob": [Interval(numbers.Real, 0, 1)]}
+
     def _check_params(self):
-        check_scalar(self.alpha, "alpha", numbers.Real, min_val=0.0)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, min_val=0)
-        check_scalar(self.atol, "atol", numbers.Real, min_val=0.0)
-        check_scalar(self.min_prob, "min_prob", numbers.Real, min_val=0.0, max_val=1.0)
-        if not (self.init_cpds is None or self.init_cpds == "random" or isinstance(self.init_cpds, dict)):
-            raise ValueError(f"init_cpds must be None, 'random' or {{node: TabularCPD}}; got {self.init_cpds!r}.")
+        check_params(self)
 
     def fit(self, model, data: pd.DataFrame, sample_weight=None):
         """Estimate the CPDs of ``model`` (one latent node) from ``data`` by EM.
@@ -157,8 +172,9 @@ class LatentEM(DiscreteParameterEstimator):
                              "pgmpy_ext.clustering.LatentClassEM, which sums missing cells out exactly.")
         given = dict(self.state_names or {})
         enc = encode(frame, states={v: given[v] for v in observed if v in given})
-        card = self.latent_card.get(H, 2) if isinstance(self.latent_card, dict) else (self.latent_card or 2)
-        check_scalar(card, "latent_card", numbers.Integral, min_val=1)
+        card = (self.latent_card.get(H, 2) if isinstance(self.latent_card, dict)
+                else 2 if self.latent_card is None else self.latent_card)
+        check_params(None, {"latent_card": [Interval(numbers.Integral, 1, None)]}, {"latent_card": card})
         h_states = list(given.get(H, range(int(card))))
         if len(h_states) != int(card):
             raise ValueError(f"state_names gives {len(h_states)} states for the latent node {H!r} and latent_card "
@@ -173,34 +189,18 @@ class LatentEM(DiscreteParameterEstimator):
         u = unique_rows(enc.codes, enc.cards, weights=w)
         rng = check_generator(self.random_state)
         probs = self._initial(layout, model, H, rng)
-        trace = []
-        converged = False
-        it = range(int(self.max_iter))
-        if self.show_progress:
-            from pgmpy_ext._compat import show_progress_enabled
+        from pgmpy_ext._compat import show_progress_enabled
 
-            if show_progress_enabled(True):
-                from tqdm.auto import tqdm
-
-                it = tqdm(it, desc="LatentEM iterations")
-        n_iter = 0
-        for _ in it:
-            res = estep_accumulate(layout, self._log(probs), u.codes, u.counts)
-            trace.append(res.loglik)
-            new = layout.normalize(res.counts, float(self.alpha))
-            n_iter += 1
-            done = bool(np.max(np.abs(new - probs), initial=0.0) <= self.atol)
-            probs = new
-            if done:
-                converged = True
-                break
-        trace.append(estep_accumulate(layout, self._log(probs), u.codes, u.counts).loglik)
-        if not converged and self.max_iter > 0:
-            warnings.warn(f"LatentEM did not converge in max_iter={self.max_iter} iterations (atol={self.atol}).",
+        fit = iterate(_LatentEMSteps(layout, u, float(self.alpha), self._log), probs, tol=float(self.tol),
+                      max_iter=int(self.max_iter), criterion="params",
+                      progress="LatentEM iterations" if show_progress_enabled(self.show_progress) else None)
+        probs = fit.params
+        if not fit.converged and self.max_iter > 0:
+            warnings.warn(f"LatentEM did not converge in max_iter={self.max_iter} iterations (tol={self.tol}).",
                           ConvergenceWarning, stacklevel=2)
-        self.loglik_trace_ = np.asarray(trace)
-        self.n_iter_ = n_iter
-        self.converged_ = converged
+        self.ll_trace_ = fit.trace
+        self.n_iter_ = fit.n_iter
+        self.converged_ = fit.converged
         self._model = model
         cpds = cpds_from_layout(layout, probs, self.state_names_)
         order = {v: i for i, v in enumerate(model.nodes())}
@@ -232,7 +232,7 @@ class LatentEM(DiscreteParameterEstimator):
                     raise ValueError(f"init_cpds[{v!r}] has {values.size} entries, the model needs shape {shape}.")
                 tables.append(values.reshape(shape))
             elif v in free:
-                tables.append(rng.dirichlet(np.ones(shape[0]), size=int(np.prod(shape[1:]))).T.reshape(shape))
+                tables.append(dirichlet_tables(rng, [(shape[0], int(np.prod(shape[1:])))])[0].reshape(shape))
             else:
                 tables.append(np.full(shape, 1.0 / shape[0]))
         return layout.pack(tables)

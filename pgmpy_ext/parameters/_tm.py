@@ -29,7 +29,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_scalar
 
 from pgmpy_ext._compat import DAG, DiscreteBayesianNetwork, DiscreteParameterEstimator
-from pgmpy_ext.data import EncodedData, encode
+from pgmpy_ext.data import PARAMETER_VOCABULARY, EncodedData, encode
 from pgmpy_ext.models import cpds_from_counts, sorted_parents
 from pgmpy_ext.parameters._tm_solvers import (
     LBFGS_COORDINATES,
@@ -41,7 +41,7 @@ from pgmpy_ext.parameters._tm_solvers import (
     run_tm_iteration,
 )
 from pgmpy_ext.stats import TMData, family_counts
-from pgmpy_ext.utils import check_option, normalize_columns
+from pgmpy_ext.utils import ANY, Interval, Options, check_option, check_params, normalize_columns
 
 logger = logging.getLogger(__name__)
 
@@ -697,7 +697,15 @@ class TMEstimator(DiscreteParameterEstimator):
         self.cv = cv
         super().__init__(state_names=state_names)
 
+    # prior_strength is 'auto', a number or a sequence: check_tm_params (via prior_strengths) checks its values and
+    # its combination with the solver
+    _parameter_constraints = {**PARAMETER_VOCABULARY, "class_node": [ANY], "state_names": [None, dict],
+                              "line_search": [Options(LINE_SEARCHES)], "solver": [Options(SOLVERS)],
+                              "prior_strength": [ANY], "prior_mean": [Options(PRIOR_MEANS)],
+                              "cv": [Interval(numbers.Integral, 2, None)]}
+
     def _check_params(self):
+        check_params(self)
         check_tm_params(self.alpha, self.tol, self.max_iter, self.line_search, self.solver, self.prior_strength,
                         self.prior_mean, self.cv)
         if self.class_node is None:

@@ -18,22 +18,27 @@ from functools import partial
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
-from pgmpy_ext.clustering import (
-    LATENT_POLICIES,
-    combine_starts,
-    latent_class_data,
-    latent_class_single_start,
-    run_starts,
-)
+from pgmpy_ext.clustering import LATENT_POLICIES, combine_starts, latent_class_data, latent_class_single_start
+from pgmpy_ext.data import PARAMETER_VOCABULARY
 from pgmpy_ext.models import cpds_from_counts
 from pgmpy_ext.popgen._fst import FST_VARIANTS, fst_from_model, fst_reynolds
 from pgmpy_ext.popgen._genotypes import Genotypes, as_genotypes
 from pgmpy_ext.stats import MISSING_POLICIES, latent_class_log_joint
-from pgmpy_ext.utils import LOG_PROB_FLOOR, check_generator, check_option, log_normalize_rows, logsumexp_rows
+from pgmpy_ext.utils import (
+    LOG_PROB_FLOOR,
+    Interval,
+    Options,
+    check_generator,
+    check_option,
+    check_params,
+    fill_doc,
+    log_normalize_rows,
+    logsumexp_rows,
+    run_starts,
+)
 
 __all__ = ["NClustersResult", "PopulationEMA", "choose_n_clusters", "pca_kmeans_labels"]
 
@@ -78,14 +83,15 @@ def pca_kmeans_labels(genotypes, n_clusters: int, *, n_components: int | None = 
     return KMeans(n_clusters=int(n_clusters), n_init=n_init, random_state=seed).fit_predict(scores).astype(np.intp)
 
 
+@fill_doc
 class PopulationEMA(ClusterMixin, BaseEstimator):
     r"""Population structure by multi-start EMA over allele copies (seed 001 chapter 8).
 
     The latent-class EMA of section 7.3.1 (spec 4.4) applied to genotypes: loci are the variables, alleles their
     states, and the ``ploidy`` allele copies of a locus share one parameter block; a missing copy contributes its
     expected counts :math:`q_{dj}\theta_{ijk}` (eq. 8.1, ``missing="impute"``, decision 18) or nothing
-    (``"ignore"``). Starts are combined by Best Choice (the thesis's chapter-8 policy) or averaged after Hungarian
-    alignment. Design decisions: ``docs/decisions/seed001-ema-popgen.md`` sections 9 and 12.
+    (``"available_case"``). Starts are combined by Best Choice (the thesis's chapter-8 policy) or averaged after
+    Hungarian alignment. Design decisions: ``docs/decisions/seed001-ema-popgen.md`` sections 9 and 12.
 
     Parameters
     ----------
@@ -93,8 +99,9 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         Number of populations :math:`r_C`.
     ploidy : int, default 2
         Allele copies per locus; genotype inputs with another ploidy are rejected.
-    missing : {"impute", "ignore"}, default "impute"
-        Expected counts of a missing allele copy (decision 18).
+    missing : {"impute", "available_case"}, default "impute"
+        Expected counts of a missing allele copy: ``q_dj theta_ijk`` (``"impute"``, eq. 8.1, decision 18) or none
+        (``"available_case"``); missing copies are summed out in the E step and at predict either way.
     init : {"random", "pca-kmeans"} or array-like (n_individuals,), default "random"
         ``"random"``: Dirichlet(1) parameters per start (decision 7). ``"pca-kmeans"``: each start begins from the
         labels of PCA + k-means (:func:`pca_kmeans_labels`, one k-means seed per start). An array: the same labels
@@ -103,18 +110,22 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         Starts (the thesis's ``m``: 1000 for the toy and SNP data, 500 for HGDP).
     policy : {"best", "uniform", "averaging"}, default "best"
         Multi-start policy (spec section 6); chapter 8 uses ``"best"``.
-    eps : float, default 0.01
-        Stop a start when no parameter changes by more than ``eps`` (L-infinity; decision 6).
+    tol : float, default 0.01
+        Stop a start when no parameter (an allele frequency or a cluster weight) changes by more than ``tol``
+        (L-infinity; the thesis's rule and value, decision 6).
     alpha : float, default 1.0
         Dirichlet pseudo-count per cell (bnclassify's ``smooth``, pgmpy's ``pseudo_counts``); must be > 0.
     structure_prior : float, default 0.5
         Prior probability of each arc ``C -> locus`` (0.5 = uniform over the selective structures, the thesis).
     max_iter : int, default 1000
     random_state : None, int or numpy Generator
-    n_jobs : int or None, default None
-        Parallel starts (joblib); the result does not depend on it.
+    %(n_jobs)s
     show_progress : bool, default False
         A progress bar over the starts.
+    handle_unknown : {"ignore", "error"}, default "ignore"
+        An allele at predict time that was not seen at fit (or a locus that was monomorphic at fit): ``"ignore"``
+        treats the copy as missing and sums it out exactly; ``"error"`` raises a ValueError naming the locus, the
+        allele and the individual.
 
     Attributes
     ----------
@@ -142,7 +153,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         Observed-data log-likelihood (natural log) of the fitted parameters.
     ll_trace_ : ndarray
         Log-likelihood per iteration of the kept start.
-    start_log_likelihoods_ : ndarray (n_init,)
+    start_scores_ : ndarray (n_init,)
     n_iter_ : int
     converged_ : bool
     degenerate_ : bool
@@ -183,45 +194,40 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     ((60, 2), 1.0)
     """
 
+    _parameter_constraints = {**PARAMETER_VOCABULARY, "ploidy": [Interval(numbers.Integral, 1, None)],
+                              "missing": [Options(MISSING_POLICIES)], "init": [Options(INITS), "array-like"],
+                              "policy": [Options(LATENT_POLICIES)],
+                              "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+                              "structure_prior": [Interval(numbers.Real, 0, 1)]}
+
     def __init__(self, n_clusters=2, *, ploidy=2, missing="impute", init="random", n_init=10, policy="best",
-                 eps=0.01, alpha=1.0, structure_prior=0.5, max_iter=1000, random_state=None, n_jobs=None,
-                 show_progress=False):
+                 tol=0.01, alpha=1.0, structure_prior=0.5, max_iter=1000, random_state=None, n_jobs=None,
+                 show_progress=False, handle_unknown="ignore"):
         self.n_clusters = n_clusters
         self.ploidy = ploidy
         self.missing = missing
         self.init = init
         self.n_init = n_init
         self.policy = policy
-        self.eps = eps
+        self.tol = tol
         self.alpha = alpha
         self.structure_prior = structure_prior
         self.max_iter = max_iter
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
 
     def _check_params(self):
-        check_scalar(self.n_clusters, "n_clusters", numbers.Integral, min_val=1)
-        check_scalar(self.ploidy, "ploidy", numbers.Integral, min_val=1)
-        check_scalar(self.n_init, "n_init", numbers.Integral, min_val=1)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, min_val=0)
-        check_scalar(self.eps, "eps", numbers.Real, min_val=0.0)
-        check_scalar(self.alpha, "alpha", numbers.Real)
-        if not self.alpha > 0:
-            raise ValueError(f"alpha == {self.alpha}, must be > 0 (EMA's marginal likelihoods are Dirichlet "
-                             "integrals).")
-        check_scalar(self.structure_prior, "structure_prior", numbers.Real, min_val=0.0, max_val=1.0)
-        check_option(self.missing, "missing", MISSING_POLICIES)
-        check_option(self.policy, "policy", LATENT_POLICIES)
-        if isinstance(self.init, str):
-            check_option(self.init, "init", INITS)
+        check_params(self)
 
     # ------------------------------------------------------------------ fit
     def _single_start(self, data, init_fn, rng: np.random.Generator):
         init = init_fn(rng)
         return latent_class_single_start(data, int(self.n_clusters), rng, method="ema", alpha=float(self.alpha),
-                                         structure_prior=float(self.structure_prior), eps=float(self.eps), tol=None,
-                                         max_iter=int(self.max_iter), init=init, missing=self.missing)
+                                         structure_prior=float(self.structure_prior), tol=float(self.tol),
+                                         criterion="params", max_iter=int(self.max_iter), init=init,
+                                         missing=self.missing)
 
     def fit(self, X, y=None):
         """Cluster the individuals of ``X``.
@@ -264,9 +270,9 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
                 raise ValueError(f"init labels must be {g.n_individuals} integers in 0..{K - 1}; got an array of "
                                  f"shape {labels.shape}.")
             init_fn = _FixedInit(labels.astype(np.intp))
-        starts, scores, best = run_starts(partial(self._single_start, data, init_fn), int(self.n_init), rng,
-                                          lambda s: s.loglik, n_jobs=self.n_jobs, show_progress=self.show_progress,
-                                          desc="PopulationEMA starts")
+        starts = run_starts(partial(self._single_start, data, init_fn), int(self.n_init), rng, n_jobs=self.n_jobs,
+                            show_progress=self.show_progress, desc="PopulationEMA starts")
+        scores = np.array([s.loglik for s in starts], dtype=np.float64)
         result = combine_starts(data, starts, self.policy, missing=self.missing)
         self.n_individuals_ = g.n_individuals
         self.n_loci_in_ = g.n_loci
@@ -286,7 +292,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         self.arc_posterior_ = arc
         self.log_likelihood_ = float(result.loglik)
         self.ll_trace_ = np.asarray(result.ll_trace)
-        self.start_log_likelihoods_ = np.asarray(scores)
+        self.start_scores_ = np.asarray(scores)
         self.n_iter_ = int(result.n_iter)
         self.converged_ = bool(result.converged)
         self.degenerate_ = bool(result.degenerate)
@@ -299,7 +305,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
                      if nonempty.sum() >= 2 else float("nan"))
         if not self.converged_:
             warnings.warn(f"PopulationEMA did not converge in max_iter={self.max_iter} iterations; increase max_iter "
-                          "or eps.", ConvergenceWarning, stacklevel=2)
+                          "or tol.", ConvergenceWarning, stacklevel=2)
         self.__dict__.pop("_model", None)  # model_ is built on first access (see the property)
         return self
 
@@ -344,6 +350,14 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
             fitted = {lab: k for k, lab in enumerate(self.allele_labels_[t])}
             lookup = np.array([fitted.get(lab, -1) for lab in g.allele_labels[i]] + [-1], dtype=np.int32)
             out[:, t, :] = lookup[g.alleles[:, i, :]]
+            if self.handle_unknown == "error":
+                unseen = (out[:, t, :] < 0) & (g.alleles[:, i, :] >= 0)
+                if unseen.any():
+                    d, c = (int(v[0]) for v in np.nonzero(unseen))
+                    raise ValueError(f"locus {g.loci[i]!r} has allele {g.allele_labels[i][g.alleles[d, i, c]]!r} at "
+                                     f"individual {g.individuals[d]!r} that was not seen during fit (known: "
+                                     f"{list(self.allele_labels_[t])}). Pass handle_unknown='ignore' to sum it out "
+                                     "as a missing allele.")
         return out.reshape(g.n_individuals, -1)
 
     def predict_joint_log_proba(self, X) -> np.ndarray:

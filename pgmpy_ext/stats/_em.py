@@ -22,7 +22,7 @@ from pgmpy_ext.utils import LOG_PROB_FLOOR
 __all__ = ["MISSING_POLICIES", "LatentClassLayout", "LatentEStep", "latent_class_estep", "latent_class_log_joint",
            "latent_class_mixture_log_joint"]
 
-MISSING_POLICIES = ("impute", "ignore")
+MISSING_POLICIES = ("impute", "available_case")
 
 
 @dataclass(frozen=True, eq=False)
@@ -193,7 +193,7 @@ def latent_class_estep(layout: LatentClassLayout, codes, weights, log_theta, log
         ``log P(C = j)``.
     theta : float64 (R, K), optional
         ``exp(log_theta)``; computed when needed (``missing="impute"``) and not given.
-    missing : {"impute", "ignore"}, default "impute"
+    missing : {"impute", "available_case"}, default "impute"
         What a missing cell adds to the expected counts: ``q_dj * theta`` over its states (the exact EM expectation
         under missing at random, seed 001 eq. 8.1) or nothing (available-case counting). The posteriors and the
         log-likelihood are the same either way (missing cells are summed out).

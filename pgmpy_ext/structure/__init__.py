@@ -5,6 +5,7 @@ from pgmpy_ext.structure._ban import BANSearch, fit_ban
 from pgmpy_ext.structure._base import ClassifierSearchBase, ClassifierStructure, check_class_node
 from pgmpy_ext.structure._ctan import CTANSearch, ear_matrix, fit_ctan
 from pgmpy_ext.structure._forest import (
+    ABN_WEIGHTS,
     ABNSearch,
     FANSearch,
     SBNSearch,
@@ -54,8 +55,8 @@ __all__ += ["BANSearch", "CLMultinetSearch", "KDBSearch", "MultinetStructure", "
             "class_mutual_information", "fit_ban", "fit_cl_multinet", "fit_kdb", "fit_selective_nb", "k2_search"]
 __all__ += ["CTANSearch", "StructuralTMSearch", "cbic_score", "conditional_dimension", "ear_matrix", "fit_ctan",
             "fit_structural_tm"]
-__all__ += ["SBN_STOPPING", "SBNWalk", "chow_liu_trees_per_class", "root_index", "sbn_code_length", "sbn_monitor",
-            "sbn_walk"]
+__all__ += ["ABN_WEIGHTS", "SBN_STOPPING", "SBNWalk", "chow_liu_trees_per_class", "root_index", "sbn_code_length",
+            "sbn_monitor", "sbn_walk"]
 __all__ += ["CRITERIA", "MAX_CANDIDATES"]
 from pgmpy_ext.structure._k2 import K2Search, check_order, fit_k2, k2_search  # noqa: E402
 

@@ -1,8 +1,8 @@
 """Shared parameter documentation: one text per option that many estimators take, filled into their docstrings.
 
 A docstring line that holds only ``%(name)s`` (indented like a parameter) is replaced by the fragment ``name`` of
-:data:`DOC_PARAMS`, so every estimator documents ``handle_unknown``, ``missing`` and ``max_numeric_states`` in the
-same words (scikit-learn and pandas share docstring fragments the same way).
+:data:`DOC_PARAMS`, so every estimator documents ``handle_unknown``, ``missing``, ``n_jobs`` and
+``max_numeric_states`` in the same words (scikit-learn and pandas share docstring fragments the same way).
 """
 
 from __future__ import annotations
@@ -36,6 +36,17 @@ missing : {"available_case", "error"}, default "available_case"
     parents are observed, which is what pgmpy's own scores do, so the default keeps drop-in equality with
     pgmpy on data with NaN (and :math:`N` in a penalty is still every row, pgmpy's ``len(data)``);
     ``"error"`` refuses the first missing cell, naming its column and row label.''',
+    "missing_fit_complete": '''\
+missing : {"available_case", "error"}, default "available_case"
+    NaN/None feature cells. This learner fits on complete rows only: ``fit`` refuses a missing cell either way,
+    naming its column and row (impute or drop incomplete rows first). ``"available_case"``: ``predict``,
+    ``predict_proba`` and ``score`` sum missing cells out exactly; ``"error"``: they refuse them too.''',
+    "n_jobs": '''\
+n_jobs : int or None, default None
+    Parallel workers for work whose result does not depend on them (restarts, candidate structures, families,
+    blocks of rows; each random task on its own spawned generator): threads where the work releases the GIL,
+    joblib processes otherwise. None means 1, -1 all cores. The same ``random_state`` gives the same result for
+    every ``n_jobs``.''',
     "max_numeric_states": '''\
 max_numeric_states : int or None, default 50
     The numeric-column rule of :func:`pgmpy_ext.data.encode`: an integer or whole-number float column with more

@@ -1,4 +1,4 @@
-"""BaseBNMixture and run_starts: the restart loop, the prediction surface and the export, on a toy subclass."""
+"""BaseBNMixture and best_of_starts: the restart loop, the prediction surface and the export, on a toy subclass."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD
 from pgmpy_ext.clustering import CEMClustering
-from pgmpy_ext.clustering._base import BaseBNMixture, run_starts
+from pgmpy_ext.clustering._base import BaseBNMixture, best_of_starts
 
 
 class _Draw:
@@ -24,21 +24,13 @@ def _identity(x):
     return x
 
 
-def test_run_starts_spawns_children_and_keeps_the_best():
-    starts, scores, best = run_starts(_Draw(), 5, 3, _identity)
+def test_best_of_starts_keeps_the_best_and_ties_go_to_the_first():
+    starts, scores, best = best_of_starts(_Draw(), 5, 3, _identity)
     expected = [float(c.random()) for c in np.random.default_rng(3).spawn(5)]
     assert starts == expected
     assert_array_equal(scores, expected)
     assert best == int(np.argmax(expected))
-    more, _, _ = run_starts(_Draw(), 8, 3, _identity)
-    assert more[:5] == starts  # adding starts does not change the earlier ones
-    par, par_scores, par_best = run_starts(_Draw(), 5, 3, _identity, n_jobs=2)
-    assert par == starts
-    assert par_best == best
-
-
-def test_run_starts_ties_go_to_the_first_start():
-    _, scores, best = run_starts(_Draw(), 4, 0, lambda s: 1.0)
+    _, scores, best = best_of_starts(_Draw(), 4, 0, lambda s: 1.0)
     assert scores.tolist() == [1.0] * 4
     assert best == 0
 
@@ -106,9 +98,9 @@ def test_prediction_surface_comes_from_the_joint_log_likelihood():
     assert_array_equal(toy.fit_predict(X), toy.labels_)
 
 
-def test_best_start_and_scores_are_the_run_starts_ones():
+def test_best_start_and_scores_are_the_best_of_starts_ones():
     toy = _ToyMixture(n_init=4, random_state=5).fit(X)
-    starts, scores, best = run_starts(_Draw(), 4, 5, _identity)
+    starts, scores, best = best_of_starts(_Draw(), 4, 5, _identity)
     assert toy.best_draw_ == starts[best]
     assert_array_equal(toy.start_scores_, scores)
 
@@ -133,6 +125,17 @@ def test_refit_drops_the_other_export():
     assert_allclose(net.get_cpds("cluster").values.ravel(), [0.5, 0.5])
 
 
+def _ve_posterior(model, X):
+    from pgmpy_ext._compat import VariableElimination
+
+    ve = VariableElimination(model)
+    out = []
+    for _, row in X.iterrows():
+        q = ve.query(["cluster"], evidence=row.to_dict(), show_progress=False)
+        out.append(q.values)
+    return np.array(out)
+
+
 def test_cem_clustering_is_a_bn_mixture():
     cem = CEMClustering(2, model="tan", n_init=2, n_stochastic_steps=3, random_state=0)
     assert isinstance(cem, BaseBNMixture)
@@ -141,5 +144,6 @@ def test_cem_clustering_is_a_bn_mixture():
     assert_array_equal(cem.fit_predict(X2), cem.labels_)
     assert_array_equal(cem.predict_joint_log_proba(X2).argmax(axis=1), cem.predict(X2))
     cem.set_params(model="cl").fit(X2)
-    assert not hasattr(cem, "model_")
     assert sorted(cem.models_) == [0, 1]
+    assert cem.model_.latents == {"cluster"}  # the multinet as one network, exact
+    assert_allclose(cem.predict_proba(X2), _ve_posterior(cem.model_, X2), rtol=1e-9, atol=1e-12)

@@ -304,7 +304,7 @@ def test_caller_data_not_modified(ttt):
     ({"n_clusters": 0}, "n_clusters == 0, must be >= 1"),
     ({"param_search": "gibbs"}, "param_search == 'gibbs', must be one of"),
     ({"search": "tabu"}, "search == 'tabu', must be one of"),
-    ({"fixing_threshold": 1.0}, "fixing_threshold == 1.0, must be < 1.0"),
+    ({"fixing_threshold": 1.0}, r"fixing_threshold == 1.0, must be None or a finite number in \[0, 1\)"),
     ({"em_steps_per_round": "many"}, "em_steps_per_round == 'many'"),
 ], ids=["n_clusters", "param_search", "search", "threshold", "em_steps"])
 def test_bad_params(params, match):

@@ -93,7 +93,7 @@ def test_same_seed_same_result_and_errors(cls, tan_data):
     a = cls(2, n_init=3, max_iter=20, random_state=4).fit(X)
     with parallel_config(backend="threading"):  # processes are covered by test_ematan; threads keep this fast
         b = cls(2, n_init=3, max_iter=20, random_state=4, n_jobs=2).fit(X)
-    assert_array_equal(a.start_logliks_, b.start_logliks_)
+    assert_array_equal(a.start_scores_, b.start_scores_)
     assert_array_equal(a.labels_, b.labels_)
     with pytest.raises(ValueError, match="alpha == 0"):
         cls(2, alpha=0.0).fit(X)

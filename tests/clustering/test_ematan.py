@@ -149,13 +149,13 @@ def test_naive_bayes_options_equal_the_engines_ema():
     X = np.stack([np.where(rng.random(200) < 0.75, z % c, rng.integers(0, c, 200)) for c in cards], 1)
     resp_rows = rng.dirichlet(np.ones(K), size=200)
     theirs = latent_class_single_start(latent_class_data(X, cards), K, rng, method="ema", init=resp_rows,
-                                       max_iter=8, eps=None)
+                                       max_iter=8, tol=None)
     lay = TANMixtureLayout.build(cards, K)
     allowed = lay.option_pred < 0
     data = prepare_ematan(X, cards, K, allowed=allowed)
     q = np.zeros((data.codes.shape[0], K))
     np.add.at(q, data.inverse, resp_rows)
-    mine = ematan_single_start(data, rng, eps=0.0, max_iter=7, init=q / data.weights[:, None])
+    mine = ematan_single_start(data, rng, tol=None, max_iter=7, init=q / data.weights[:, None])
     assert_allclose(mine.ll_trace, theirs.ll_trace, rtol=1e-12)
     assert_allclose(mine.params.theta_c, theirs.weights, rtol=1e-12)
     model = AveragedTANModel(data.layout, mine.params, list(range(5)), np.arange(5),
@@ -242,7 +242,7 @@ def test_same_seed_same_result_any_n_jobs():
     a = EMATANClustering(2, n_init=4, random_state=7, n_jobs=1).fit(X)
     b = EMATANClustering(2, n_init=4, random_state=7, n_jobs=2).fit(X)
     assert a.order_ == b.order_
-    assert_array_equal(a.start_logliks_, b.start_logliks_)
+    assert_array_equal(a.start_scores_, b.start_scores_)
     assert_array_equal(a.averaged_model_.params.weights, b.averaged_model_.params.weights)
     assert_array_equal(a.labels_, b.labels_)
     c = clone(a).fit(X)
@@ -271,7 +271,7 @@ def test_bad_inputs_and_data_unchanged():
     with pytest.raises(ValueError, match="'e'"):
         EMATANClustering(2).fit(real)
     pd.testing.assert_frame_equal(X, X0)
-    est = EMATANClustering(2, n_init=1, max_iter=1, eps=1e-12, random_state=0)
+    est = EMATANClustering(2, n_init=1, max_iter=1, tol=1e-12, random_state=0)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         est.fit(X)

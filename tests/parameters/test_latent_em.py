@@ -38,7 +38,7 @@ def test_fits_inside_pgmpy_and_log_likelihood_never_decreases():
     est = LatentEM(random_state=1, max_iter=200)
     bn.fit(df, estimator=est)
     assert bn.check_model()
-    assert np.all(np.diff(est.loglik_trace_) >= -1e-9 * np.abs(est.loglik_trace_[1:]))
+    assert np.all(np.diff(est.ll_trace_) >= -1e-9 * np.abs(est.ll_trace_[1:]))
     assert est.converged_
     assert sorted(c.variable for c in bn.get_cpds()) == ["A", "B", "C", "H"]
 
@@ -48,7 +48,7 @@ def test_one_step_equals_the_latent_class_engine():
     df, _ = lc_data(seed=2)
     model = DiscreteBayesianNetwork([("H", c) for c in "ABC"], latents={"H"})
     init = random_cpds(model, {"H": 2, "A": 2, "B": 2, "C": 2}, seed=3)
-    est = LatentEM(init_cpds=init, max_iter=1, atol=0.0)
+    est = LatentEM(init_cpds=init, max_iter=1, tol=0.0)
     with pytest.warns(Warning, match="did not converge"):
         est.fit(model, df)
     enc = encode(df[list("ABC")])
@@ -60,7 +60,7 @@ def test_one_step_equals_the_latent_class_engine():
     got = {c.variable: c.get_values() for c in est.parameters_}
     assert_allclose(got["H"][:, 0], new_w, rtol=1e-12)
     assert_allclose(np.vstack([got[c] for c in "ABC"]), new_theta, rtol=1e-12)
-    assert_allclose(est.loglik_trace_[0], res.loglik, rtol=1e-12)
+    assert_allclose(est.ll_trace_[0], res.loglik, rtol=1e-12)
 
 
 def test_fixed_point_of_latent_class_em_is_a_fixed_point_of_latent_em():
@@ -77,9 +77,9 @@ def test_fixed_point_of_latent_class_em_is_a_fixed_point_of_latent_em():
             c = TabularCPD("H", 2, c.get_values(), state_names={"H": [0, 1]})
         cpds[v] = c
     model = DiscreteBayesianNetwork([("H", c) for c in "ABC"], latents={"H"})
-    est = LatentEM(init_cpds=cpds, max_iter=5, atol=1e-7).fit(model, df)
+    est = LatentEM(init_cpds=cpds, max_iter=5, tol=1e-7).fit(model, df)
     assert est.n_iter_ == 1
-    assert_allclose(est.loglik_trace_[-1], lc.log_likelihood_, rtol=1e-10)
+    assert_allclose(est.ll_trace_[-1], lc.log_likelihood_, rtol=1e-10)
 
 
 @pytest.mark.parametrize("edges", [
@@ -96,7 +96,7 @@ def test_same_trajectory_as_pgmpy_discrete_em_with_its_floor(edges):
     model = DiscreteBayesianNetwork(edges, latents={"H"})
     df = df[[v for v in model.nodes() if v != "H"]]
     init = random_cpds(model, dict.fromkeys("HABCP", 2), seed=6)
-    ours = LatentEM(init_cpds=init, max_iter=6, atol=0.0, min_prob=1e-10)
+    ours = LatentEM(init_cpds=init, max_iter=6, tol=0.0, min_prob=1e-10)
     with pytest.warns(Warning, match="did not converge"):
         ours.fit(model, df)
     theirs = DiscreteEM(init_cpds={v: c.copy() for v, c in init.items()}, max_iter=6, atol=0.0,

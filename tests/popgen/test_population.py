@@ -10,7 +10,8 @@ from sklearn.base import clone
 
 from pgmpy_ext.clustering import EMAClustering
 from pgmpy_ext.datasets import make_balding_nichols
-from pgmpy_ext.popgen import PopulationEMA, choose_n_clusters, pca_kmeans_labels, plot_fst_by_k, plot_structure_bars
+from pgmpy_ext.evaluation import plot_membership
+from pgmpy_ext.popgen import PopulationEMA, choose_n_clusters, pca_kmeans_labels, plot_fst_by_k
 from pgmpy_ext.stats import LatentClassLayout, latent_class_estep
 
 
@@ -123,7 +124,7 @@ def test_same_seed_same_model_for_any_n_jobs(diploid):
     np.testing.assert_array_equal(one.q_, two.q_)
 
 
-@pytest.mark.parametrize("missing", ["impute", "ignore"])
+@pytest.mark.parametrize("missing", ["impute", "available_case"])
 def test_pca_kmeans_and_label_starts(diploid, missing):
     a, pop = diploid
     labels = pca_kmeans_labels(a, 3, random_state=0)
@@ -176,9 +177,12 @@ def test_choose_n_clusters_and_plots(diploid):
     fig = plot_fst_by_k(res)
     assert fig.axes[0].get_xticks().tolist() == [2, 3]
     est = PopulationEMA(n_clusters=3, n_init=1, random_state=0).fit(a)
-    fig = plot_structure_bars(est.q_, pop)
-    assert len(fig.axes[0].patches) == 3 * 80
-    assert len(fig.axes[0].get_xticklabels()) == 3
+    ax = plot_membership(est.q_, pop)
+    assert len(ax.patches) == 3 * 80
+    assert len(ax.get_xticklabels()) == 3
+    est.populations_ = np.asarray(pop)  # a fitted PopulationEMA gives its memberships and populations itself
+    same = plot_membership(est)
+    assert [p.get_height() for p in same.patches] == [p.get_height() for p in ax.patches]
 
 
 def test_convergence_warning_at_max_iter(diploid):

@@ -9,8 +9,8 @@ from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from pgmpy_ext.feature_selection import C45Classifier, add_errs, used_tree_features
-from pgmpy_ext.feature_selection._c45 import _info_gain, _split_info
+from pgmpy_ext.tree import C45Classifier, used_tree_features
+from pgmpy_ext.tree._c45 import _info_gain, _split_info, add_errs
 
 WEATHER = pd.DataFrame({
     "outlook": ["sunny", "sunny", "overcast", "rainy", "rainy", "rainy", "overcast", "sunny", "sunny", "rainy",

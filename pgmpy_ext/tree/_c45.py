@@ -10,11 +10,11 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import check_scalar
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from pgmpy_ext.data import as_frame
+from pgmpy_ext.utils import Interval, Options, check_params
 
 __all__ = ["C45Classifier", "add_errs", "used_tree_features"]
 
@@ -133,7 +133,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
 
     See Also
     --------
-    pgmpy_ext.feature_selection.used_tree_features : ``X'`` of any fitted tree (this one or scikit-learn's).
+    pgmpy_ext.tree.used_tree_features : ``X'`` of any fitted tree (this one or scikit-learn's).
 
     Notes
     -----
@@ -188,10 +188,13 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = False
         return tags
 
+    _parameter_constraints = {"confidence": [Interval(numbers.Real, 0, 0.5, closed="right")],
+                              "min_samples_leaf": [Interval(numbers.Integral, 1, None)], "prune": ["boolean"],
+                              "subtree_raising": ["boolean"], "collapse": ["boolean"],
+                              "nominal": [Options("auto", "all"), "array-like"]}
+
     def _check_params(self):
-        check_scalar(self.confidence, "confidence", numbers.Real, min_val=0.0, max_val=0.5,
-                     include_boundaries="right")
-        check_scalar(self.min_samples_leaf, "min_samples_leaf", numbers.Integral, min_val=1)
+        check_params(self)
 
     # ------------------------------------------------------------------ encoding
     def _nominal_mask(self, frame: pd.DataFrame) -> np.ndarray:
