@@ -30,7 +30,8 @@ class StructuralTMClassifier(BNClassifierBase):
         Dirichlet pseudo-count of the TM's starting counts and of the prior's generative mean (0 = the thesis's
         maximum-likelihood start).
     tol : float, default 1e-3
-        TM stopping rule on the total training objective (thesis: 0.001).
+        TM stopping rule: the absolute change of the total training objective (the CLL, minus the prior's penalty
+        when there is one) below which a candidate's fit stops (thesis: 0.001).
     max_iter : int, default 1000
         TM iterations per candidate fit.
     line_search : {"grid", "backtracking"}, default "grid"
