@@ -265,7 +265,7 @@ def make_random_bn_classifier(n_samples: int = 100, n_features: int = 4, n_clust
 
 
 def pruefer_tree(n: int, random_state=None) -> list[tuple[int, int]]:
-    """A uniformly random labelled tree on the nodes ``0`` to ``n-1`` (Prüfer sequence decoding): its ``n - 1`` undirected edges.
+    """A uniformly random labelled tree on the nodes ``0`` to ``n-1`` (Prüfer decoding): its ``n - 1`` undirected edges.
 
     Examples
     --------
