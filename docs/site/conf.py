@@ -41,7 +41,6 @@ root_doc = "index"
 # -- API reference -------------------------------------------------------------------------------------------------
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": True, "inherited-members": False, "show-inheritance": False}
 autodoc_typehints = "none"  # the numpydoc Parameters sections carry the types
 numpydoc_show_class_members = False  # the class template lists the members itself
 numpydoc_class_members_toctree = False
@@ -209,9 +208,23 @@ def _report_deferred(app, exception):
 def _skip_member(app, what, name, obj, skip, options):
     # scikit-learn's metadata-routing setters (``set_fit_request``, ...) are generated per class and documented by
     # scikit-learn; their docstrings point into scikit-learn's own glossary.
-    if name.startswith("set_") and name.endswith("_request"):
+    if (name.startswith("set_") and name.endswith("_request")) or name == "get_metadata_routing":
         return True
     return None
+
+
+def _plain_foreign_roles(app, what, name, obj, options, lines):
+    """Inherited scikit-learn/pgmpy docstrings (``score``, ``get_params``) cite their own docs' labels and glossary
+    (``:ref:`accuracy_score```, ``:term:`estimator```), which do not exist here (intersphinx is off: the build is
+    offline). Keep the text, drop the link."""
+    import re
+
+    module = getattr(obj, "__module__", "") or ""
+    if module.startswith("pgmpy_ext"):
+        return
+    role = re.compile(r":(?:ref|term|doc):`([^`<]*?)\s*(?:<([^>]*)>)?`")
+    for i, line in enumerate(lines):
+        lines[i] = role.sub(lambda m: f"*{(m.group(1) or m.group(2)).strip()}*", line)
 
 
 def _numpydoc_warnings_to_sphinx():
@@ -235,6 +248,7 @@ def _numpydoc_warnings_to_sphinx():
 
 def setup(app):
     app.connect("autodoc-skip-member", _skip_member)
+    app.connect("autodoc-process-docstring", _plain_foreign_roles)
     _numpydoc_warnings_to_sphinx()
     for handler in logging.getLogger("sphinx").handlers:
         handler.filters.insert(0, _DeferredFilter())
