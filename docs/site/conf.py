@@ -32,10 +32,11 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinx.ext.viewcode",
     "numpydoc",
+    "sphinx_gallery.gen_gallery",
 ]
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "_templates"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "_templates", "examples"]
 root_doc = "index"
 
 # -- API reference -------------------------------------------------------------------------------------------------
@@ -46,6 +47,20 @@ numpydoc_show_class_members = False  # the class template lists the members itse
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 numpydoc_validation_checks: set[str] = set()  # see tools/check_docstrings.py for the internal-id count
+
+# -- gallery: examples executed at build time (each in seconds) -----------------------------------------------------
+sphinx_gallery_conf = {
+    "examples_dirs": "examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "reference_url": {},
+    "backreferences_dir": None,
+    "matplotlib_animations": False,
+    "within_subsection_order": "FileNameSortKey",
+    "show_memory": False,
+}
 
 # -- offline, warnings as errors --------------------------------------------------------------------------------------
 intersphinx_mapping: dict = {}
