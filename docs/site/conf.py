@@ -79,13 +79,24 @@ html_show_sourcelink = False
 
 # -- pages generated at build time from the repository (so they cannot go stale) ------------------------------------
 PAPERS = {
-    "seed000": "Ruz, G. A., Bayesian network classifiers, clustering and topographic maps (PhD thesis, Cardiff)",
-    "seed001": "Santafé, G., Advances on supervised and unsupervised learning of Bayesian network models (PhD thesis, "
-               "2007)",
-    "seed002": "Hamine, V. and Helman, P., Learning optimal augmented Bayes networks (2004)",
-    "seed003": "Peña, J. M., Lozano, J. A. and Larrañaga, P., Learning Bayesian networks for clustering by means of "
-               "constructive induction (Pattern Recognition Letters, 1999)",
-    "seed004": "Pansombut, T., BENCH and ITDT ensembles of Bayesian networks for microarray data (PhD thesis)",
+    "seed000": "G. A. Ruz, Bayesian networks for classification, clustering and high-dimensional data visualisation "
+               "(PhD thesis, Cardiff University)",
+    "seed001": "G. Santafé, Advances on supervised and unsupervised learning of Bayesian network models. Application "
+               "to population genetics (PhD thesis, University of the Basque Country, 2007)",
+    "seed002": "V. Hamine and P. Helman, Learning optimal augmented Bayes networks (2004)",
+    "seed003": "J. M. Peña, J. A. Lozano and P. Larrañaga, Learning Bayesian networks for clustering by means of "
+               "constructive induction (Pattern Recognition Letters 20, 1999)",
+    "seed004": "T. Pansombut, Advanced learning techniques for improved inference of Bayesian belief networks from "
+               "uncertain and high-dimensional data (PhD thesis, North Carolina State University)",
+}
+
+
+PAPERS_SHORT = {
+    "seed000": "Ruz, PhD thesis",
+    "seed001": "Santafé, PhD thesis, 2007",
+    "seed002": "Hamine & Helman, 2004",
+    "seed003": "Peña, Lozano & Larrañaga, 1999",
+    "seed004": "Pansombut, PhD thesis",
 }
 
 
@@ -115,15 +126,15 @@ def write_reproductions_pages() -> None:
              "(``--output-dir`` names the folder; ``--n-jobs`` runs folds in parallel). The committed reports are "
              "in ``docs/reproductions/``. A reproduction that misses the paper says so, with its numbers and the "
              "likely cause. ``pgmpy-ext reproduce --list`` lists them.", "",
-             ".. list-table::", "   :header-rows: 1", "   :widths: 30 45 25", "",
-             "   * - report", "     - what it reproduces", "     - command"]
+             ".. list-table::", "   :header-rows: 1", "   :widths: 25 40 20 15", "",
+             "   * - report", "     - what it reproduces", "     - command", "     - paper"]
     for report in reports:
         name = report.stem
         command = f"pgmpy-ext reproduce {name}" if name in REPRODUCTIONS else "(notes; no command of its own)"
         title = REPRODUCTIONS[name].title if name in REPRODUCTIONS else _title(report)
         paper = PAPERS.get(name[:7], "")
         index += [f"   * - :doc:`{name} <_generated_pages/reproductions/{name}>`", f"     - {title}",
-                  f"     - ``{command}``"]
+                  f"     - ``{command}``", f"     - {PAPERS_SHORT.get(name[:7], '')}"]
         page = [_underline(name, "="), "", title, "", f"Paper: {paper}." if paper else "", "",
                 ".. code-block:: bash", "", f"   {command}", "",
                 f"The committed report (``docs/reproductions/{report.name}``):", "",

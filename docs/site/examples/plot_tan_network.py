@@ -2,7 +2,7 @@
 A TAN classifier on Corral, drawn as its network
 ================================================
 
-Corral (John & Kohavi's artificial set) has a class that is ``(A0 and A1) or (B0 and B1)``, an irrelevant feature
+Corral (John, Kohavi & Pfleger 1994) has a class that is ``(A0 and A1) or (B0 and B1)``, an irrelevant feature
 and a feature that agrees with the class 75% of the time. Naive Bayes treats the features as independent given the
 class; a tree-augmented naive Bayes (TAN, Friedman, Geiger & Goldszmidt 1997) adds the tree of feature-feature arcs
 with the largest conditional mutual information :math:`I(X_i; X_j \\mid C)`. The picture shows the class on top, the
