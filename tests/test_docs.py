@@ -73,6 +73,19 @@ def test_the_entry_parser_sees_a_missing_name(tmp_path):
     assert _autosummary_entries(page) == {"A", "B"}
 
 
+def _python_blocks(page: Path) -> list[str]:
+    blocks = re.findall(r"^\.\. code-block:: python\n\n((?:   .*\n|\n)+)", page.read_text(), flags=re.M)
+    return ["\n".join(line[3:] for line in block.splitlines()) for block in blocks]
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_getting_started_blocks_run(index, tmp_path, monkeypatch):
+    blocks = _python_blocks(SITE / "getting_started.rst")
+    assert len(blocks) == 3
+    monkeypatch.chdir(tmp_path)
+    exec(compile(blocks[index], f"getting_started.rst block {index}", "exec"), {"__name__": "__main__"})
+
+
 def _missing_docs_packages() -> list[str]:
     return [name for name in ("sphinx", "numpydoc", "pydata_sphinx_theme", "matplotlib")
             if importlib.util.find_spec(name) is None]
