@@ -297,6 +297,21 @@ cdef double _pair_log_bf(const fcode_t* xi, const fcode_t* xj, intp_t n, intp_t 
             - (lgamma(rj * alpha) - lgamma(tot + rj * alpha) + s_j))
 
 
+cdef inline void _offer(intp_t[:, ::1] top_idx, float64_t[:, ::1] top_val, intp_t i, intp_t j, double val,
+                        intp_t k) noexcept nogil:
+    """Insert partner ``j`` with ``val`` into row ``i``'s descending top-``k`` list (ties: the earlier offer)."""
+    cdef intp_t m
+    if top_idx[i, k - 1] >= 0 and val <= top_val[i, k - 1]:
+        return
+    m = k - 1
+    while m > 0 and (top_idx[i, m - 1] < 0 or val > top_val[i, m - 1]):
+        top_idx[i, m] = top_idx[i, m - 1]
+        top_val[i, m] = top_val[i, m - 1]
+        m = m - 1
+    top_idx[i, m] = j
+    top_val[i, m] = val
+
+
 def pairwise_dependence_topk(const fcode_t[:, ::1] XT,      # IN  (n_vars, N) codes, transposed, -1 = missing
                              const intp_t[::1] cards,       # IN  (n_vars,) cardinalities
                              const float64_t[::1] w,        # IN  (N,) row weights (multiplicities)
@@ -311,8 +326,9 @@ def pairwise_dependence_topk(const fcode_t[:, ::1] XT,      # IN  (n_vars, N) co
     The factor of the pair ``(i, j)`` is ``log ML(X_i X_j as one variable with r_i r_j states) - log ML(X_i) -
     log ML(X_j)``, every marginal likelihood a Dirichlet-multinomial integral with ``alpha`` per cell over the rows
     where both cells are observed (weighted by ``w``); it is symmetric. Ties: the smaller partner index first.
-    Rows of the output are written by one thread each (``prange`` over ``i``), so the result does not depend on
-    ``n_threads``. Cost O(n_vars^2 N).
+    With one thread every pair is computed once (``i < j``) and offered to both rows; with more, rows are written by
+    one thread each (``prange`` over ``i``, every pair computed in the ``i < j`` orientation), so the result is the
+    same bits for any ``n_threads``. Cost O(n_vars^2 N) (half of it with one thread).
     """
     cdef intp_t p = XT.shape[0], n = XT.shape[1], k = top_idx.shape[1]
     if cards.shape[0] != p or w.shape[0] != n:
@@ -337,26 +353,31 @@ def pairwise_dependence_topk(const fcode_t[:, ::1] XT,      # IN  (n_vars, N) co
     if p == 0 or k == 0:
         return None
     cdef const float64_t* wp = &w[0] if n > 0 else NULL
-    for i in prange(p, nogil=True, num_threads=n_threads, schedule="dynamic", chunksize=8):
-        t = threadid()
+    for i in range(p):
         for m in range(k):
             top_idx[i, m] = -1
             top_val[i, m] = -INFINITY
+    if n_threads == 1:  # every pair once (i < j), offered to both rows' lists in increasing partner order
+        with nogil:
+            for i in range(p):
+                for j in range(i + 1, p):
+                    val = _pair_log_bf(&XT[i, 0], &XT[j, 0], n, cards[i], cards[j], wp, alpha, tbl, n_table,
+                                       integral, &sc[0, 0]) if n > 0 else 0.0
+                    _offer(top_idx, top_val, i, j, val, k)
+                    _offer(top_idx, top_val, j, i, val, k)
+        return None
+    for i in prange(p, nogil=True, num_threads=n_threads, schedule="dynamic", chunksize=8):
+        t = threadid()
         for j in range(p):
             if j == i:
                 continue
-            if n > 0:
+            if n == 0:
+                val = 0.0
+            elif i < j:  # the same orientation as the serial loop, so the same bits for any n_threads
                 val = _pair_log_bf(&XT[i, 0], &XT[j, 0], n, cards[i], cards[j], wp, alpha, tbl, n_table,
                                    integral, &sc[t, 0])
             else:
-                val = 0.0
-            if top_idx[i, k - 1] >= 0 and val <= top_val[i, k - 1]:
-                continue
-            m = k - 1
-            while m > 0 and (top_idx[i, m - 1] < 0 or val > top_val[i, m - 1]):
-                top_idx[i, m] = top_idx[i, m - 1]
-                top_val[i, m] = top_val[i, m - 1]
-                m = m - 1
-            top_idx[i, m] = j
-            top_val[i, m] = val
+                val = _pair_log_bf(&XT[j, 0], &XT[i, 0], n, cards[j], cards[i], wp, alpha, tbl, n_table,
+                                   integral, &sc[t, 0])
+            _offer(top_idx, top_val, i, j, val, k)
     return None
