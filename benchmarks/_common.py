@@ -126,3 +126,27 @@ def fmt_ratio(slow: float, fast: float) -> str:
 
 def codes_of(df: pd.DataFrame) -> np.ndarray:
     return np.ascontiguousarray(np.stack([df[c].cat.codes.to_numpy() for c in df.columns], 1), dtype=np.int32)
+
+
+def microarray_like(n_rows: int = 77, n_genes: int = 7070, seed: int = 0, n_informative: int = 300):
+    """A synthetic stand-in for the DLBCL-vs-FL microarray (Shipp et al. 2002: 77 samples, 58 DLBCL / 19 FL, 7,070
+    genes of Affymetrix integer expression values): ``(X, y)`` with ``X`` an int64 DataFrame ``g0000 ...`` and ``y``
+    a Series named "class" ("DLBCL" / "FL").
+
+    Each gene has a log-normal level (mean ``exp(N(6, 1.5))``, spread ``U(0.2, 0.8)`` on the log scale), the
+    first ``n_informative`` genes shifted by +-0.8 of their spread between the classes; values are rounded and
+    clipped to [20, 16000] as Affymetrix MAS values usually are, so low genes tie at 20 and most genes have
+    between 20 and 77 distinct values on 77 rows. The real data set is not redistributed with the project."""
+    rng = np.random.default_rng(seed)
+    n_fl = round(n_rows * 19 / 77)
+    y = np.array(["DLBCL"] * (n_rows - n_fl) + ["FL"] * n_fl, dtype=object)
+    rng.shuffle(y)
+    mu = rng.normal(6.0, 1.5, n_genes)
+    sd = rng.uniform(0.2, 0.8, n_genes)
+    shift = np.zeros(n_genes)
+    shift[:n_informative] = rng.choice([-0.8, 0.8], n_informative) * sd[:n_informative]
+    z = rng.standard_normal((n_rows, n_genes))
+    logx = mu + sd * z + np.where((y == "FL")[:, None], shift, 0.0)
+    values = np.clip(np.rint(np.exp(logx)), 20, 16000).astype(np.int64)
+    X = pd.DataFrame(values, columns=[f"g{j:04d}" for j in range(n_genes)])
+    return X, pd.Series(y, name="class")

@@ -122,9 +122,16 @@ def main(argv=None):
         return sum(score.local_score(v, ps) for v, ps in fams)
 
     t0 = time.perf_counter()
-    ours = BICScore(df)
+    BICScore(df)  # the constructor, timed alone
     t_ours_init = time.perf_counter() - t0
-    t_ours_bic, s_ours = best_time(lambda: run(_fresh(ours)), args.repeat)
+    # a fresh score object for every run: BICScore counts the pair tables in bulk once a search has asked for a
+    # few families, and keeps them (clearing only pgmpy's lru cache would time lookups into them)
+    t_ours_bic, s_ours = float("inf"), None
+    for _ in range(args.repeat):
+        fresh = BICScore(df)
+        t0 = time.perf_counter()
+        s_ours = run(fresh)
+        t_ours_bic = min(t_ours_bic, time.perf_counter() - t0)
     t0 = time.perf_counter()
     pg = BIC(df)
     t_pg_init = time.perf_counter() - t0

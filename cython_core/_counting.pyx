@@ -146,14 +146,16 @@ def pairwise_counts(const fcode_t[:, ::1] X,
     # tab[tab_start[i] + x_i * (m - i - 1) + (j - i - 1)] = offsets[p(i, j)] + x_i * cards[j] * cond_card:
     # the start of row x_i of pair (i, j)'s table, so the inner loop is one load, one add and the increment.
     tab_start_np = np.zeros(m + 1, dtype=np.intp)
+    cdef intp_t[::1] ts_w = tab_start_np
     for t in range(m):
-        tab_start_np[t + 1] = tab_start_np[t] + cards[t] * (m - t - 1)
-    tab_np = np.empty(max(1, tab_start_np[m]), dtype=np.intp)
+        ts_w[t + 1] = ts_w[t] + cards[t] * (m - t - 1)
+    tab_np = np.empty(max(1, ts_w[m]), dtype=np.intp)
+    cdef intp_t[::1] tab_w = tab_np
     cdef intp_t i, j, xi, p = 0
-    for i in range(m):
+    for i in range(m):  # typed loops: this table has sum(cards) * m entries
         for j in range(i + 1, m):
             for xi in range(cards[i]):
-                tab_np[tab_start_np[i] + xi * (m - i - 1) + (j - i - 1)] = offsets[p] + xi * cards[j] * cond_card
+                tab_w[ts_w[i] + xi * (m - i - 1) + (j - i - 1)] = offsets[p] + xi * cards[j] * cond_card
             p += 1
     cdef const intp_t[::1] tab = tab_np
     cdef const intp_t[::1] tab_start = tab_start_np
@@ -242,6 +244,7 @@ cdef void _pairwise_block(const fcode_t[:, ::1] X, const intp_t[::1] features,
 cdef intp_t _GROUP_SIZE = 3         # features per group at most
 cdef intp_t _GROUP_CARD = 64        # product of the cardinalities in a group at most
 cdef intp_t _GROUP_CELLS = 1 << 19  # int32 cells of all group tables at most (2 MiB: about one core's L2)
+cdef intp_t _GROUP_ROWS = 512       # rows per block of the grouped path (their group codes: G * 8 KiB)
 
 
 def _feature_groups(cards, intp_t cond_card, intp_t n, bint force):
@@ -284,21 +287,24 @@ cdef int _pairwise_grouped(const fcode_t[:, ::1] X, const intp_t[::1] features, 
     cdef intp_t a, b, p = 0
     # group pair tables (g_a, g_b, c) in lexicographic pair order, then one (g_a, c) table per group
     goff_np = np.zeros(G * (G - 1) // 2 + 1, dtype=np.intp)
+    cdef intp_t[::1] goff_w = goff_np
     for a in range(G):
         for b in range(a + 1, G):
-            goff_np[p + 1] = goff_np[p] + gcards[a] * gcards[b] * cond_card
+            goff_w[p + 1] = goff_w[p] + gcards[a] * gcards[b] * cond_card
             p += 1
     woff_np = goff_np[-1] + np.concatenate([[0], np.cumsum(np.asarray(gcards) * cond_card)]).astype(np.intp)
     gtab_start_np = np.zeros(G + 1, dtype=np.intp)
+    cdef intp_t[::1] gts_w = gtab_start_np
     for a in range(G):
-        gtab_start_np[a + 1] = gtab_start_np[a] + gcards[a] * (G - a - 1)
-    gtab_np = np.empty(max(1, gtab_start_np[G]), dtype=np.intp)
+        gts_w[a + 1] = gts_w[a] + gcards[a] * (G - a - 1)
+    gtab_np = np.empty(max(1, gts_w[G]), dtype=np.intp)
+    cdef intp_t[::1] gtab_w = gtab_np
     cdef intp_t ga
     p = 0
     for a in range(G):
         for b in range(a + 1, G):
             for ga in range(gcards[a]):
-                gtab_np[gtab_start_np[a] + ga * (G - a - 1) + (b - a - 1)] = goff_np[p] + ga * gcards[b] * cond_card
+                gtab_w[gts_w[a] + ga * (G - a - 1) + (b - a - 1)] = goff_w[p] + ga * gcards[b] * cond_card
             p += 1
     gcnt_np = np.zeros(woff_np[G], dtype=np.int32)
     cdef const intp_t[::1] goff = goff_np
@@ -310,7 +316,7 @@ cdef int _pairwise_grouped(const fcode_t[:, ::1] X, const intp_t[::1] features, 
     bounds_np = _balanced_blocks(G, n_blocks) if G > 1 else np.array([0, 1], dtype=np.intp)
     bounds_np[-1] = G  # the last group has no later partner but owns its within-group pairs
     cdef const intp_t[::1] bounds = bounds_np
-    ug_np = np.empty((n_blocks, G), dtype=np.intp)
+    ug_np = np.empty((n_blocks, _GROUP_ROWS * 2 * G), dtype=np.intp)  # see _grouped_block
     u_np = np.empty((n_blocks, features.shape[0]), dtype=np.intp)
     cdef intp_t[:, ::1] ug = ug_np
     cdef intp_t[:, ::1] u = u_np
@@ -344,42 +350,65 @@ cdef void _grouped_block(const fcode_t[:, ::1] X, const intp_t[::1] features, co
     cdef int val
     cdef intp_t xa[8]
     cdef intp_t xb[8]
-    for r in range(n):
-        if cond >= 0:
-            c = X[r, cond]
-            if c < 0:
-                continue
-        else:
-            c = 0
-        ok = True
-        for a in range(a_lo, G):
-            g = 0
-            for t in range(gstart[a], gstart[a + 1]):
-                v = X[r, features[t]]
-                if v < 0:
-                    ok = False
-                    break
-                g = g * cards[t] + v
-            if not ok:
-                break
-            ug[a] = g * K + c
-        if not ok:  # a missing feature: this row pair by pair, first features i_lo <= i < i_hi
-            for j in range(i_lo, m):
-                v = X[r, features[j]]
-                u[j] = -1 if v < 0 else v * K + c
-            for i in range(i_lo, i_hi):
-                if u[i] < 0:
+    # Rows in blocks of _GROUP_ROWS: first every row's group codes into ``ug`` (column-major: the codes of group a
+    # for the block's rows at ug[a * _GROUP_ROWS + r], g * K + c; its row of the group-pair offsets at
+    # ug[(G + a) * _GROUP_ROWS + r]); a row with a missing feature is counted pair by pair at once and left out of
+    # the block. Then pair by pair: one group-pair table (g_a, g_b, c), a few thousand cells, stays in L1 while
+    # every row of the block is added to it (row by row, each row touched all G * (G - 1) / 2 tables: L2 misses).
+    cdef intp_t* ua
+    cdef intp_t* qa
+    cdef intp_t* ub
+    cdef int* gcp = &gcnt[0]
+    cdef const intp_t* gtp = &gtab[0]
+    cdef intp_t r0, r1, nb, RB = _GROUP_ROWS, w
+    r0 = 0
+    while r0 < n:
+        r1 = min(r0 + RB, n)
+        nb = 0
+        for r in range(r0, r1):
+            if cond >= 0:
+                c = X[r, cond]
+                if c < 0:
                     continue
-                q = tab_start[i] + (u[i] // K) * (m - i - 1) - (i + 1)
-                for j in range(i + 1, m):
-                    if u[j] >= 0:
-                        cnt[tab[q + j] + u[j]] += 1
-            continue
+            else:
+                c = 0
+            ok = True
+            for a in range(a_lo, G):
+                g = 0
+                for t in range(gstart[a], gstart[a + 1]):
+                    v = X[r, features[t]]
+                    if v < 0:
+                        ok = False
+                        break
+                    g = g * cards[t] + v
+                if not ok:
+                    break
+                ug[a * RB + nb] = g * K + c
+                ug[(G + a) * RB + nb] = gtab_start[a] + g * (G - a - 1) - (a + 1)
+            if not ok:  # a missing feature: this row pair by pair, first features i_lo <= i < i_hi
+                for j in range(i_lo, m):
+                    v = X[r, features[j]]
+                    u[j] = -1 if v < 0 else v * K + c
+                for i in range(i_lo, i_hi):
+                    if u[i] < 0:
+                        continue
+                    q = tab_start[i] + ((u[i] - c) // K) * (m - i - 1) - (i + 1)
+                    for j in range(i + 1, m):
+                        if u[j] >= 0:
+                            cnt[tab[q + j] + u[j]] += 1
+                continue
+            nb += 1
         for a in range(a_lo, a_hi):
-            gcnt[woff[a] + ug[a]] += 1
-            q = gtab_start[a] + (ug[a] // K) * (G - a - 1) - (a + 1)
+            ua = &ug[a * RB]
+            qa = &ug[(G + a) * RB]
+            w = woff[a]
+            for r in range(nb):
+                gcp[w + ua[r]] += 1
             for b in range(a + 1, G):
-                gcnt[gtab[q + b] + ug[b]] += 1
+                ub = &ug[b * RB]
+                for r in range(nb):
+                    gcp[gtp[qa[r] + b] + ub[r]] += 1
+        r0 = r1
     # read the feature pairs off the group tables (digits: the last feature of a group varies fastest)
     for a in range(a_lo, a_hi):
         for ga in range(gcards[a]):
@@ -843,7 +872,8 @@ def family_counts_multi(const fcode_t[:, ::1] X,
                         const intp_t[::1] fam_cards,
                         const intp_t[::1] tab_offsets,
                         const float64_t[::1] weights,
-                        float64_t[::1] out):
+                        float64_t[::1] out,
+                        int n_threads=1):
     """Counts of many families in one pass over the rows.
 
     Parameters
@@ -858,11 +888,15 @@ def family_counts_multi(const fcode_t[:, ::1] X,
         cardinalities.
     weights : float64 (n_rows,) or (0,), IN. Row weights; empty = all ones.
     out : float64 (tab_offsets[V],), OUT. Added into.
+    n_threads : int, IN. Unweighted counts: OpenMP threads over row ranges, each into its own integer tables (the
+        counts are integers: the result is the same for every value). Weighted counts run on one thread (their
+        float sums keep the row order).
 
     Notes
     -----
     Each family skips the rows where one of its columns is missing (available-case counting), exactly like
-    ``family_counts`` called once per family, but the rows are read once (row-major, cache friendly).
+    ``family_counts`` called once per family, but the rows are read once (row-major, cache friendly). Unweighted
+    counts of at least ``_MULTI_MIN_ROWS`` rows take a blocked integer path (see ``_count_block``).
     """
     cdef intp_t n = X.shape[0]
     cdef intp_t V = fam_ptr.shape[0] - 1
@@ -890,6 +924,11 @@ def family_counts_multi(const fcode_t[:, ::1] X,
             size *= fam_cards[t]
         if tab_offsets[v + 1] - tab_offsets[v] != size:
             raise ValueError(f"family {v}'s table has {tab_offsets[v + 1] - tab_offsets[v]} cells, expected {size}.")
+    if V == 0:
+        return
+    if not weighted and n >= _MULTI_MIN_ROWS and n < 2**31 - 1 and tab_offsets[V] < 2**31 - 2:
+        _family_counts_unweighted(X, fam_ptr, fam_cols, fam_cards, tab_offsets, out, n_threads)
+        return
     with nogil:
         for r in range(n):
             if weighted:
@@ -904,3 +943,101 @@ def family_counts_multi(const fcode_t[:, ::1] X,
                     idx = idx * fam_cards[t] + x
                 if idx >= 0:
                     out[tab_offsets[v] + idx] += w
+
+
+# Unweighted path of ``family_counts_multi``: row by row into int32 tables, families of one and of two columns in
+# their own straight loops (the common cases: a root, a feature given the class), _COUNT_COPIES interleaved copies
+# when the tables are small (consecutive rows that hit the same cell then update different copies instead of
+# waiting for each other's store), one set per thread. The counts are integers, so the result does not depend on
+# the order of the increments: the same for every thread count.
+cdef intp_t _MULTI_MIN_ROWS = 2048
+cdef intp_t _COUNT_BLOCK = 256
+cdef intp_t _COUNT_COPIES = 4
+cdef intp_t _COPY_CELLS = 1 << 15  # tables up to this many cells (128 KiB of int32) get _COUNT_COPIES copies
+
+
+cdef void _count_block(const fcode_t[:, ::1] X, intp_t r0, intp_t r1, const intp_t* one_col, const intp_t* one_off,
+                       intp_t n_one, const intp_t* two_a, const intp_t* two_b, const intp_t* two_kb,
+                       const intp_t* two_off, intp_t n_two, const intp_t* gen, intp_t n_gen, const intp_t* fam_ptr,
+                       const intp_t* fam_cols, const intp_t* fam_cards, const intp_t* tab_offsets, int* cnt,
+                       intp_t T, intp_t copies) noexcept nogil:
+    """Add the counts of rows r0 <= r < r1 into ``cnt`` (``copies`` tables of ``T`` cells, row ``r`` counting into
+    copy ``r % copies``), row by row (each row's cells are read once, from L1): families of one column, families
+    of two columns (``idx = a * card_b + b``), then the others (mixed radix over their columns)."""
+    cdef intp_t v, t, t1, r, i, g
+    cdef intp_t x, a, b
+    cdef const fcode_t* row
+    cdef int* c
+    for r in range(r0, r1):
+        row = &X[r, 0]
+        c = cnt + (r % copies) * T
+        for v in range(n_one):
+            a = row[one_col[v]]
+            if a >= 0:
+                c[one_off[v] + a] += 1
+        for v in range(n_two):
+            a = row[two_a[v]]
+            b = row[two_b[v]]
+            if (a | b) >= 0:
+                c[two_off[v] + a * two_kb[v] + b] += 1
+        for g in range(n_gen):
+            v = gen[g]
+            i = 0
+            for t in range(fam_ptr[v], fam_ptr[v + 1]):
+                x = row[fam_cols[t]]
+                if x < 0:
+                    i = -1
+                    break
+                i = i * fam_cards[t] + x
+            if i >= 0:
+                c[tab_offsets[v] + i] += 1
+
+
+def _family_groups(ptr, cols, cards, tab_offsets):
+    """The families of ``family_counts_multi`` by size, for ``_count_block``: (columns and table offsets of the
+    one-column families; first and second column, second cardinality and offset of the two-column families; the
+    indices of the others; their three counts). Each array has one padding entry, so none is empty."""
+    size = np.diff(ptr)
+    offs = tab_offsets[:-1]
+    one = np.flatnonzero(size == 1)
+    two = np.flatnonzero(size == 2)
+    gen = np.flatnonzero(size > 2)
+    arrays = [cols[ptr[one]], offs[one], cols[ptr[two]], cols[ptr[two] + 1], cards[ptr[two] + 1], offs[two], gen]
+    padded = [np.ascontiguousarray(np.append(a, 0), dtype=np.intp) for a in arrays]
+    return (*padded, one.shape[0], two.shape[0], gen.shape[0])
+
+
+cdef int _family_counts_unweighted(const fcode_t[:, ::1] X, const intp_t[::1] fam_ptr, const intp_t[::1] fam_cols,
+                                   const intp_t[::1] fam_cards, const intp_t[::1] tab_offsets, float64_t[::1] out,
+                                   int n_threads) except -1:
+    cdef intp_t n = X.shape[0]
+    cdef intp_t V = fam_ptr.shape[0] - 1
+    cdef intp_t T = tab_offsets[V]
+    cdef intp_t copies = _COUNT_COPIES if T <= _COPY_CELLS else 1
+    cdef intp_t n_chunks = max(1, min(n_threads, n // _COUNT_BLOCK))
+    cdef intp_t n_one, n_two, n_gen
+    (one_col_np, one_off_np, two_a_np, two_b_np, two_kb_np, two_off_np, gen_np, n_one, n_two,
+     n_gen) = _family_groups(np.asarray(fam_ptr), np.asarray(fam_cols), np.asarray(fam_cards),
+                             np.asarray(tab_offsets))
+    cdef const intp_t[::1] one_col = one_col_np
+    cdef const intp_t[::1] one_off = one_off_np
+    cdef const intp_t[::1] two_a = two_a_np
+    cdef const intp_t[::1] two_b = two_b_np
+    cdef const intp_t[::1] two_kb = two_kb_np
+    cdef const intp_t[::1] two_off = two_off_np
+    cdef const intp_t[::1] gen = gen_np
+    bounds_np = np.linspace(0, n, n_chunks + 1).round().astype(np.intp)
+    cnt_np = np.zeros((n_chunks, copies * T + 1), dtype=np.int32)
+    cdef const intp_t[::1] bounds = bounds_np
+    cdef int[:, ::1] cnt = cnt_np
+    cdef intp_t b, j, k
+    with nogil:
+        for b in prange(n_chunks, num_threads=n_chunks, schedule="static"):
+            _count_block(X, bounds[b], bounds[b + 1], &one_col[0], &one_off[0], n_one, &two_a[0], &two_b[0],
+                         &two_kb[0], &two_off[0], n_two, &gen[0], n_gen, &fam_ptr[0], &fam_cols[0], &fam_cards[0],
+                         &tab_offsets[0], &cnt[b, 0], T, copies)
+        for b in range(n_chunks):
+            for k in range(copies):
+                for j in range(T):
+                    out[j] += cnt[b, k * T + j]
+    return 0

@@ -45,6 +45,7 @@ import numpy as np
 
 from cython.parallel cimport prange
 from libc.math cimport exp, INFINITY, NAN
+from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t
 
 from _mathutils cimport logsumexp_row
 from _fcode cimport fcode_t
@@ -619,3 +620,376 @@ def conditional_log_likelihood(const fcode_t[:, ::1] X,
     if status != _OK:
         _raise_row_error(status, err_row, bad[0], bad[1], fam_cols, X)
     return float(cll), int(n_zero)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Column kernel: the log-joint read straight from per-column code arrays (issue 25)
+# ---------------------------------------------------------------------------------------------------------------
+# Class-minor compiled network (built by ``pgmpy_ext.stats.ColumnPlan`` from a NetworkLayout and its log_cpt):
+#
+# * ``node_ptr`` : intp ``(V + 1,)``. Node ``v``'s observed family members (every member except ``H``, in the
+#   family's order) are positions ``node_ptr[v]:node_ptr[v+1]`` of the three arrays below.
+# * ``obs_col`` : intp ``(F',)``. Which code array (index into ``columns``) holds the member.
+# * ``obs_card`` : intp ``(F',)``. Its cardinality.
+# * ``obs_stride`` : intp ``(F',)``. Its C-order stride in node ``v``'s table with the ``H`` axis removed.
+# * ``tab_off`` : intp ``(V + 1,)``; ``tab`` : float64 ``(tab_off[V],)``. Node ``v``'s table is
+#   ``tab[tab_off[v]:tab_off[v+1]]``, shaped ``(prod of observed cards, K)`` in C order: the node's log-CPT block with
+#   the ``H`` axis moved last (``numpy.moveaxis``), or repeated ``K`` times along a new last axis when ``H`` is not in
+#   the family. The entry of row ``x`` and class ``h`` is ``tab[tab_off[v] + (sum_j x[obs_col[j]] * obs_stride[j])
+#   * K + h]``: the same number as ``log_cpt[idx0_v(x) + h * h_stride[v]]`` of the flat layout above.
+#
+# Per row the nodes are added in layout order to ``0.0``, exactly as ``_row_log_joint`` and
+# ``_block_log_joint_complete`` add them, so a complete row gets the bits ``log_joint_batch`` gives it.
+
+# Rows per block of ``log_joint_columns`` and nodes per pass over a block: the block's (rows, K) output and the
+# (nodes, rows) table indices stay in L1/L2 whatever the number of nodes.
+cdef intp_t _COL_BLOCK = 256
+cdef intp_t _NODE_CHUNK = 32
+cdef enum:
+    _NODE_CHUNK_MAX = 64  # size of the per-chunk table pointer array (>= _NODE_CHUNK)
+
+
+cdef inline void _add_member(const fcode_t* c, intp_t step, intp_t nb, int32_t stride, int32_t card,
+                             int32_t* idx, int32_t* flag) noexcept nogil:
+    """``idx[r] += x_r * stride`` for ``nb`` rows of one code array (``step`` elements apart). A negative code adds
+    0 and sets bit 0 of ``flag[r]`` (the row is marked), a code ``>= card`` sets bit 1.
+
+    A first pass takes the largest code read as unsigned (a negative code is then huge), which compilers vectorise
+    even for the baseline x86-64 instruction set; only a block where it reaches ``card`` goes through the per-row
+    checks, so complete data pays one cheap pass and a plain multiply-add."""
+    cdef intp_t r
+    cdef int32_t x
+    cdef uint8_t top8 = 0, u8
+    cdef uint16_t top16 = 0, u16
+    cdef uint32_t top32 = 0, u32
+    cdef bint clean
+    if step == 1:
+        if fcode_t is int8_t:
+            for r in range(nb):
+                u8 = <uint8_t>c[r]
+                top8 = u8 if u8 > top8 else top8
+            clean = top8 < card
+        elif fcode_t is int16_t:
+            for r in range(nb):
+                u16 = <uint16_t>c[r]
+                top16 = u16 if u16 > top16 else top16
+            clean = top16 < card
+        else:
+            for r in range(nb):
+                u32 = <uint32_t>c[r]
+                top32 = u32 if u32 > top32 else top32
+            clean = top32 < <uint32_t>card
+        if clean:
+            if stride == 1:
+                for r in range(nb):
+                    idx[r] += c[r]
+            else:
+                for r in range(nb):
+                    idx[r] += c[r] * stride
+            return
+    for r in range(nb):
+        x = c[r * step]
+        if x < 0:
+            flag[r] |= 1
+        elif x >= card:
+            flag[r] |= 2
+        else:
+            idx[r] += x * stride
+
+
+cdef intp_t _columns_block(const intp_t* ptrs, const intp_t* steps, const intp_t* widths, intp_t r0, intp_t r1,
+                           const intp_t* node_ptr, const intp_t* obs_col, const intp_t* obs_card,
+                           const intp_t* obs_stride, const intp_t* tab_off, intp_t V, const float64_t* tab,
+                           intp_t K, float64_t* out, int32_t* idx, int32_t* flag, intp_t* err) noexcept nogil:
+    """Rows ``r0 <= r < r1`` of ``log_joint_columns`` into ``out`` (row ``r0`` first). Nodes are taken
+    ``_NODE_CHUNK`` at a time: first their table rows for every row of the block (``idx``, node-major: one
+    streaming pass per member column), then the row sums, row by row in registers, nodes in layout order (the
+    running sum of a row continues across chunks through ``out``, so the additions are those of
+    ``_row_log_joint``). Returns the number of rows marked (NaN written into their column 0), or -1 on an
+    out-of-range code (``err`` = row, member position)."""
+    cdef intp_t nb = r1 - r0
+    cdef intp_t v, v0, v1, j, r, h, a, col, w, n_marked = 0
+    cdef const float64_t* t
+    cdef const float64_t* t2
+    cdef int32_t* iv
+    cdef const int32_t* ir
+    cdef float64_t* o
+    cdef float64_t s0, s1, s2, s3
+    cdef const float64_t* base[_NODE_CHUNK_MAX]
+    cdef intp_t nv
+    for j in range(nb * K):
+        out[j] = 0.0
+    for r in range(nb):
+        flag[r] = 0
+    v0 = 0
+    while v0 < V:
+        v1 = min(v0 + _NODE_CHUNK, V)
+        nv = v1 - v0
+        for v in range(v0, v1):
+            base[v - v0] = tab + tab_off[v]
+            iv = idx + (v - v0) * nb
+            for r in range(nb):
+                iv[r] = 0
+            for j in range(node_ptr[v], node_ptr[v + 1]):
+                col = obs_col[j]
+                w = widths[col]
+                if w == 1:
+                    _add_member(<const int8_t*><void*>ptrs[col] + r0 * steps[col], steps[col], nb,
+                                <int32_t>obs_stride[j], <int32_t>obs_card[j], iv, flag)
+                elif w == 2:
+                    _add_member(<const int16_t*><void*>ptrs[col] + r0 * steps[col], steps[col], nb,
+                                <int32_t>obs_stride[j], <int32_t>obs_card[j], iv, flag)
+                else:
+                    _add_member(<const int32_t*><void*>ptrs[col] + r0 * steps[col], steps[col], nb,
+                                <int32_t>obs_stride[j], <int32_t>obs_card[j], iv, flag)
+        for r in range(nb):
+            if flag[r] & 2:  # an out-of-range code: find the member for the message
+                for v in range(v0, v1):
+                    for j in range(node_ptr[v], node_ptr[v + 1]):
+                        col = obs_col[j]
+                        w = widths[col]
+                        if w == 1:
+                            a = (<const int8_t*><void*>ptrs[col])[(r0 + r) * steps[col]]
+                        elif w == 2:
+                            a = (<const int16_t*><void*>ptrs[col])[(r0 + r) * steps[col]]
+                        else:
+                            a = (<const int32_t*><void*>ptrs[col])[(r0 + r) * steps[col]]
+                        if a >= obs_card[j]:
+                            err[0] = r0 + r
+                            err[1] = j
+                            return -1
+        if K == 2:
+            for r in range(nb):
+                o = out + r * 2
+                s0 = o[0]
+                s1 = o[1]
+                ir = idx + r
+                v = 0
+                while v + 1 < nv:
+                    t = base[v] + 2 * <intp_t>ir[v * nb]
+                    t2 = base[v + 1] + 2 * <intp_t>ir[(v + 1) * nb]
+                    s0 += t[0]
+                    s1 += t[1]
+                    s0 += t2[0]
+                    s1 += t2[1]
+                    v += 2
+                if v < nv:
+                    t = base[v] + 2 * <intp_t>ir[v * nb]
+                    s0 += t[0]
+                    s1 += t[1]
+                o[0] = s0
+                o[1] = s1
+        elif K == 3:
+            for r in range(nb):
+                o = out + r * 3
+                s0 = o[0]
+                s1 = o[1]
+                s2 = o[2]
+                ir = idx + r
+                v = 0
+                while v + 1 < nv:  # two nodes per step (same additions, in the same order)
+                    t = base[v] + 3 * <intp_t>ir[v * nb]
+                    t2 = base[v + 1] + 3 * <intp_t>ir[(v + 1) * nb]
+                    s0 += t[0]
+                    s1 += t[1]
+                    s2 += t[2]
+                    s0 += t2[0]
+                    s1 += t2[1]
+                    s2 += t2[2]
+                    v += 2
+                if v < nv:
+                    t = base[v] + 3 * <intp_t>ir[v * nb]
+                    s0 += t[0]
+                    s1 += t[1]
+                    s2 += t[2]
+                o[0] = s0
+                o[1] = s1
+                o[2] = s2
+        elif K == 4:
+            for r in range(nb):
+                o = out + r * 4
+                s0 = o[0]
+                s1 = o[1]
+                s2 = o[2]
+                s3 = o[3]
+                ir = idx + r
+                for v in range(nv):
+                    t = base[v] + 4 * <intp_t>ir[v * nb]
+                    s0 += t[0]
+                    s1 += t[1]
+                    s2 += t[2]
+                    s3 += t[3]
+                o[0] = s0
+                o[1] = s1
+                o[2] = s2
+                o[3] = s3
+        else:
+            for r in range(nb):
+                o = out + r * K
+                ir = idx + r
+                for v in range(nv):
+                    t = base[v] + K * <intp_t>ir[v * nb]
+                    for h in range(K):
+                        o[h] += t[h]
+        v0 = v1
+    for r in range(nb):
+        if flag[r]:
+            out[r * K] = NAN
+            n_marked += 1
+    return n_marked
+
+
+def column_pointers(columns, intp_t n):
+    """``(ptrs, steps, widths)`` (intp, one entry per array) of a sequence of 1-D code arrays of length ``n``.
+
+    Each array is taken as a typed memoryview of int8, int16 or int32 (any other dtype, or another length, raises
+    ``ValueError``), so the addresses handed to the kernel always point at codes of the recorded width; ``None``
+    entries (columns the network does not read) get a null pointer. ``steps`` is the distance between consecutive
+    rows in elements (1 for a contiguous array, ``n_cols`` for a column of a C-order matrix). The caller must keep
+    ``columns`` alive while the addresses are used."""
+    cdef intp_t m = len(columns)
+    ptrs_np = np.zeros(m, dtype=np.intp)
+    steps_np = np.ones(m, dtype=np.intp)
+    widths_np = np.zeros(m, dtype=np.intp)
+    cdef intp_t[::1] ptrs = ptrs_np
+    cdef intp_t[::1] steps = steps_np
+    cdef intp_t[::1] widths = widths_np
+    cdef const int8_t[:] m8
+    cdef const int16_t[:] m16
+    cdef const int32_t[:] m32
+    cdef intp_t k
+    for k in range(m):
+        arr = columns[k]
+        if arr is None:
+            continue
+        dt = getattr(arr, "dtype", None)
+        if getattr(arr, "ndim", 0) != 1 or arr.shape[0] != n:
+            raise ValueError(f"code array {k} must be 1-D with n_rows = {n} entries, got shape "
+                             f"{getattr(arr, 'shape', None)}.")
+        if dt == np.int8:
+            m8 = arr
+            widths[k] = 1
+            steps[k] = m8.strides[0]
+            if n > 0:
+                ptrs[k] = <intp_t><const void*>&m8[0]
+        elif dt == np.int16:
+            m16 = arr
+            widths[k] = 2
+            steps[k] = m16.strides[0] // 2
+            if n > 0:
+                ptrs[k] = <intp_t><const void*>&m16[0]
+        elif dt == np.int32:
+            m32 = arr
+            widths[k] = 4
+            steps[k] = m32.strides[0] // 4
+            if n > 0:
+                ptrs[k] = <intp_t><const void*>&m32[0]
+        else:
+            raise ValueError(f"code array {k} has dtype {dt}; the column kernel reads int8, int16 or int32 codes.")
+    return ptrs_np, steps_np, widths_np
+
+
+def log_joint_columns(columns,
+                      const intp_t[::1] node_ptr,
+                      const intp_t[::1] obs_col,
+                      const intp_t[::1] obs_card,
+                      const intp_t[::1] obs_stride,
+                      const intp_t[::1] tab_off,
+                      const float64_t[::1] tab,
+                      float64_t[:, ::1] out,
+                      int n_threads=1):
+    """``out[r, h] = log p(H=h, x_r)`` read straight from one code array per column (no code matrix).
+
+    Parameters
+    ----------
+    columns : sequence of 1-D int8 / int16 / int32 arrays of length n_rows (or None for a column no node reads),
+        IN. ``columns[k]`` holds the codes of column ``k``; negative = missing. Arrays may be strided (a column of a
+        C-order matrix) and read-only (pandas' category codes are read as they are).
+    node_ptr, obs_col, obs_card, obs_stride, tab_off : intp, IN. Class-minor compiled network (see above).
+    tab : float64 (tab_off[V],), IN. Class-minor log-CPT tables.
+    out : float64 (n_rows, K), OUT. Overwritten. A row with a negative code in a column some node reads gets NaN in
+        ``out[r, 0]`` (the other entries are unspecified): the caller sums such rows out exactly (or refuses them).
+    n_threads : int, IN. OpenMP threads over row ranges (disjoint outputs: bit-identical for every value).
+
+    Returns
+    -------
+    n_marked : int. Rows marked with NaN (0 on complete data: nothing else to do).
+
+    Raises
+    ------
+    KernelInputError
+        kind "range" for a code ``>= `` its cardinality (``node`` = the member position in ``obs_col``).
+    """
+    cdef intp_t n = out.shape[0]
+    cdef intp_t K = out.shape[1]
+    cdef intp_t V = node_ptr.shape[0] - 1
+    cdef intp_t F = obs_col.shape[0]
+    cdef intp_t m = len(columns)
+    cdef intp_t v, j, size
+    if V < 0 or tab_off.shape[0] != V + 1:
+        raise ValueError("node_ptr and tab_off must both have length V + 1.")
+    if K < 1:
+        raise ValueError(f"out has {K} columns; K (the class cardinality) must be >= 1.")
+    if obs_card.shape[0] != F or obs_stride.shape[0] != F or node_ptr[0] != 0 or node_ptr[V] != F:
+        raise ValueError("obs_col, obs_card and obs_stride must have length node_ptr[-1]; node_ptr[0] must be 0.")
+    if tab_off[0] != 0 or tab_off[V] != tab.shape[0]:
+        raise ValueError(f"tab_off must run from 0 to len(tab) = {tab.shape[0]}.")
+    ptrs_np, steps_np, widths_np = column_pointers(columns, n)
+    cdef const intp_t[::1] ptrs = ptrs_np
+    cdef const intp_t[::1] steps = steps_np
+    cdef const intp_t[::1] widths = widths_np
+    for v in range(V):
+        if node_ptr[v + 1] < node_ptr[v]:
+            raise ValueError(f"node_ptr must be non-decreasing (node {v}).")
+        size = 1
+        for j in range(node_ptr[v + 1] - 1, node_ptr[v] - 1, -1):
+            if obs_col[j] < 0 or obs_col[j] >= m or widths[obs_col[j]] == 0:
+                raise ValueError(f"node {v} reads code array {obs_col[j]}, which is not given (len(columns) = {m}).")
+            if obs_card[j] < 1 or obs_stride[j] != size:
+                raise ValueError(f"node {v}: member {j} has cardinality {obs_card[j]} and stride {obs_stride[j]}; "
+                                 f"expected a cardinality >= 1 and the C-order stride {size}.")
+            size *= obs_card[j]
+        if size >= 2**31:
+            raise ValueError(f"node {v}: its table has {size} rows per class; the column kernel indexes at most "
+                             f"2**31 - 1.")
+        if tab_off[v + 1] - tab_off[v] != size * K:
+            raise ValueError(f"node {v}: table length {tab_off[v + 1] - tab_off[v]} != {size} * K = {size * K}.")
+    bounds_np = _row_blocks(n, n_threads)
+    cdef const intp_t[::1] bounds = bounds_np
+    cdef intp_t n_blocks = bounds.shape[0] - 1
+    idx_np = np.empty((n_blocks, _NODE_CHUNK * _COL_BLOCK), dtype=np.int32)
+    flag_np = np.empty((n_blocks, _COL_BLOCK), dtype=np.int32)
+    err_np = np.full((n_blocks, 2), -1, dtype=np.intp)
+    marked_np = np.zeros(n_blocks, dtype=np.intp)
+    cdef int32_t[:, ::1] idx = idx_np
+    cdef int32_t[:, ::1] flag = flag_np
+    cdef intp_t[:, ::1] err = err_np
+    cdef intp_t[::1] marked = marked_np
+    cdef intp_t b, r0, r1, got
+    cdef const intp_t* np_p = &node_ptr[0]
+    cdef const intp_t* oc_p = &obs_col[0] if F > 0 else NULL
+    cdef const intp_t* ok_p = &obs_card[0] if F > 0 else NULL
+    cdef const intp_t* os_p = &obs_stride[0] if F > 0 else NULL
+    cdef const float64_t* tab_p = &tab[0] if tab.shape[0] > 0 else NULL
+    cdef const intp_t* ptrs_p = &ptrs[0] if m > 0 else NULL
+    cdef const intp_t* steps_p = &steps[0] if m > 0 else NULL
+    cdef const intp_t* widths_p = &widths[0] if m > 0 else NULL
+    if n == 0:
+        return 0
+    with nogil:
+        for b in prange(n_blocks, num_threads=n_blocks, schedule="static"):
+            r0 = bounds[b]
+            while r0 < bounds[b + 1]:
+                r1 = min(r0 + _COL_BLOCK, bounds[b + 1])
+                got = _columns_block(ptrs_p, steps_p, widths_p, r0, r1, np_p, oc_p, ok_p, os_p, &tab_off[0], V,
+                                     tab_p, K, &out[r0, 0], &idx[b, 0], &flag[b, 0], &err[b, 0])
+                if got < 0:
+                    break
+                marked[b] += got
+                r0 = r1
+    for b in range(n_blocks):
+        if err[b, 0] >= 0:
+            j = err[b, 1]
+            col = columns[obs_col[j]]
+            raise KernelInputError("range", int(err[b, 0]), int(j), int(obs_col[j]), int(col[err[b, 0]]))
+    return int(marked_np.sum())

@@ -21,6 +21,20 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True, scope="session")
+def threads_on_small_data():
+    """Every ``n_jobs=2`` in the tests really starts a second thread: the row thresholds below which the library
+    keeps a pass on one thread (a performance choice, pgmpy_ext.utils.validation.MIN_ROWS_PER_THREAD and the
+    normalisation's block size) are set to 1 row, so thread-count invariance is tested on small data too."""
+    import pgmpy_ext.utils._math as math_mod
+    import pgmpy_ext.utils.validation as val_mod
+
+    saved = val_mod.MIN_ROWS_PER_THREAD, math_mod._MIN_THREAD_ROWS
+    val_mod.MIN_ROWS_PER_THREAD, math_mod._MIN_THREAD_ROWS = 1, 1
+    yield
+    val_mod.MIN_ROWS_PER_THREAD, math_mod._MIN_THREAD_ROWS = saved
+
+
 @pytest.fixture(scope="session")
 def shared_datasets() -> Path:
     """../shared/datasets next to the repository (or $PGMPY_EXT_DATA); skips when absent."""

@@ -47,6 +47,8 @@ class NaiveBayesClassifier(BNClassifierBase):
     ['yes']
     """
 
+    _narrow_training_codes = True  # the counting kernels read int8 codes as they are
+
     def __init__(self, *, alpha=1.0, estimator=None, n_jobs=None, show_progress=False, handle_unknown="ignore",
                  missing="available_case"):
         self.alpha = alpha
@@ -95,6 +97,8 @@ class TANClassifier(BNClassifierBase):
     >>> clf.predict_proba(X.iloc[:2]).round(3).tolist()
     [[0.22, 0.78], [0.821, 0.179]]
     """
+
+    _narrow_training_codes = True  # the counting kernels read int8 codes as they are
 
     def __init__(self, *, root=None, alpha=1.0, estimator=None, n_jobs=None, show_progress=False,
                  handle_unknown="ignore", missing="available_case"):

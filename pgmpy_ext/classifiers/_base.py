@@ -4,14 +4,19 @@ A subclass supplies only ``_fit_structure(data, class_node, rng) -> ClassifierSt
 :mod:`pgmpy_ext.structure`; ``rng`` is the Generator of ``random_state`` for a random learner, such as BAN's random
 ordering, and None for a deterministic one, which has no ``random_state`` parameter) and its own ``__init__``
 parameters; this base does input validation (through
-:class:`pgmpy_ext.data.DiscreteInputMixin`), the one-time encoding, parameter fitting (built-in counts or any pgmpy
-``DiscreteParameterEstimator``), building the pgmpy model last, and fast prediction through the log-joint kernel.
+:class:`pgmpy_ext.data.DiscreteInputMixin`), the one-time encoding, parameter fitting (built-in counts as plain
+CPD tables, or any pgmpy ``DiscreteParameterEstimator``), the pgmpy model (``model_``, built from the tables when
+first read), and fast prediction through the log-joint kernels.
 
 Prediction is a template method, as in scikit-learn's ``naive_bayes._BaseNB``: a learner supplies one hook,
 ``_joint_log_likelihood(codes) -> (n_rows, n_classes)`` (``log p(c, x)`` in ``classes_`` order, from the feature
 codes of :meth:`BNClassifierBase._encode_features`), and ``predict_joint_log_proba``, ``predict_log_proba``,
 ``predict_proba`` and ``predict`` are written once here. A learner that is not one network (the CL multinet)
-replaces ``_fit_model`` and the hook, nothing else.
+replaces ``_fit_model`` and the hook, nothing else. A single network keeps the base hook, and its predictions go
+one pass from the user's frame to the kernel (issue 25): the features are read as column codes
+(:meth:`EncodedData.column_codes`, category codes uncopied) straight into the column kernel
+(``pgmpy_ext.stats.log_joint_columns``), missing and unseen cells found on the way and only the rows holding one
+summed out by the hook's exact marginalisation; the result has the hook's bits.
 """
 
 from __future__ import annotations
@@ -29,13 +34,21 @@ from pgmpy_ext.dask import is_dask_collection
 from pgmpy_ext.data import (
     DiscreteInputMixin,
     EncodedData,
+    MissingValueError,
     as_frame,  # noqa: F401  (compatibility only: clustering and evaluation still import it from here)
     encode,
 )
-from pgmpy_ext.models import build_network, compile_network, marginal_log_joint
-from pgmpy_ext.stats import forest_plan
+from pgmpy_ext.models import NetworkTables, compile_network, compile_tables, marginal_log_joint, network_tables
+from pgmpy_ext.stats import ColumnPlan, forest_plan, log_joint_columns
 from pgmpy_ext.structure import ClassifierStructure
-from pgmpy_ext.utils import LOG_PROB_FLOOR, LOG_TINY, check_generator, log_normalize_rows
+from pgmpy_ext.utils import (
+    LOG_PROB_FLOOR,
+    LOG_TINY,
+    check_generator,
+    effective_n_threads,
+    normalize_rows_in_threads,
+    without_gc,
+)
 from pgmpy_ext.utils.validation import ANY
 
 __all__ = ["BNClassifierBase"]
@@ -56,6 +69,18 @@ def _check_targets(y) -> tuple[np.ndarray, np.ndarray]:
         if y.shape[1] != 1:
             raise ValueError(f"y must be one column of class labels, got a DataFrame with {y.shape[1]} columns.")
         y = y.iloc[:, 0]
+    if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype) and y.shape[0]:
+        # a categorical y carries its codes: the labels are checked and sorted on the categories that occur (the
+        # generic path below, on one row per category, in the categories' own dtype, so integer categories are
+        # integer labels as in a plain integer y), and the rows are recoded through a table: no object array of n
+        # labels, no hashing of n labels
+        cat_codes = y.array.codes
+        if cat_codes.min() >= 0:
+            present = np.flatnonzero(np.bincount(cat_codes, minlength=len(y.dtype.categories)))
+            classes, ranks = _check_targets(pd.Series(np.asarray(pd.Categorical.from_codes(present, dtype=y.dtype))))
+            lut = np.zeros(len(y.dtype.categories), dtype=np.int32)
+            lut[present] = ranks
+            return classes, lut[cat_codes]
     if isinstance(y, pd.Series):
         y = y.to_numpy(dtype=object) if not pd.api.types.is_numeric_dtype(y.dtype) else y.to_numpy()
     arr = column_or_1d(np.asarray(y), warn=True)
@@ -125,6 +150,10 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
 
     #: Why the structure search needs complete training data (falsy: available-case counting works).
     _needs_complete_data = ""
+    #: True when the structure engine reads the training codes through the fused kernels only (never
+    #: ``EncodedData.codes``): the codes are then stored in the narrowest type (int8 for up to 128 states per
+    #: column; 1 byte per cell instead of 4), unless a pgmpy parameter estimator is given.
+    _narrow_training_codes = False
 
     # ------------------------------------------------------------------ parameters
     #: The vocabulary's constraints plus ``estimator`` (any pgmpy ``DiscreteParameterEstimator``, e.g.
@@ -146,6 +175,7 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ fit
+    @without_gc  # wide data: thousands of columns create tens of thousands of short-lived objects (utils._gc)
     def fit(self, X, y):
         """Learn the structure and the parameters from discrete features ``X`` and class labels ``y``.
 
@@ -276,21 +306,53 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
                              missing=self.encoder_.missing, handle_unknown=self.handle_unknown, normalize=normalize)
 
     def _fit_model(self, structure, data: EncodedData) -> None:
-        """Parameters and predictor from the structure: ``model_`` built last, then compiled for the kernels.
+        """Parameters and predictor from the structure: the CPD tables (or a pgmpy estimator's model), compiled
+        for the kernels; ``model_`` is built from the tables when it is first read.
 
         The one step a learner that is not a single network (e.g. a multinet, with ``models_``) replaces."""
-        self.model_ = self._fit_parameters(structure, data)
+        fitted = self._fit_parameters(structure, data)
+        if isinstance(fitted, NetworkTables):
+            self.__dict__.pop("_model", None)
+            self._model_tables_ = fitted
+        else:
+            self.model_ = fitted
         self._compile()
+
+    @property
+    def model_(self) -> DiscreteBayesianNetwork:
+        """The learned ``DiscreteBayesianNetwork``, class node included, CPDs in the user's labels.
+
+        Built on first access from the fitted CPD tables (then kept): the built-in parameters are fitted and
+        compiled for prediction as arrays, so ``fit`` + ``predict`` never pay for the pgmpy objects (7,071
+        ``TabularCPD`` objects for a naive Bayes on 7,070 genes) unless the model is asked for. Departs from
+        STYLE.md section 5 ("build the pgmpy model last" in ``fit``) for that reason; the model is the same."""
+        model = self.__dict__.get("_model")
+        if model is None:
+            tables = self.__dict__.get("_model_tables_")
+            if tables is None:
+                raise AttributeError(f"'{type(self).__name__}' object has no attribute 'model_' (not fitted).")
+            model = self.__dict__["_model"] = tables.to_network()
+        return model
+
+    @model_.setter
+    def model_(self, value) -> None:
+        self.__dict__["_model"] = value
+        self.__dict__.pop("_model_tables_", None)
+
+    @model_.deleter
+    def model_(self) -> None:
+        if "_model" not in self.__dict__ and "_model_tables_" not in self.__dict__:
+            raise AttributeError("model_")
+        self.__dict__.pop("_model", None)
+        self.__dict__.pop("_model_tables_", None)
 
     def _encode_training(self, frame: pd.DataFrame, y_codes: np.ndarray, class_node) -> EncodedData:
         """The features encoded once, with the class codes appended as the last column (states = ``classes_``)."""
         labels = [_python(v) for v in self.classes_]
-        # one encoding pass over features + class; the class column is a Categorical built from its codes, so
-        # nothing is copied or re-factorised (pandas concatenates column blocks without copying them)
-        target = pd.Series(pd.Categorical.from_codes(y_codes, categories=pd.Index(labels, dtype=object)),
-                           index=frame.index, name=class_node)
-        return encode(pd.concat([frame, target], axis=1), states={class_node: labels},
-                      missing="skip" if self.missing == "available_case" else "error")
+        # one encoding pass over the features; the class codes are appended as they are (no frame is built)
+        narrow = self._narrow_training_codes and getattr(self, "estimator", None) is None
+        return encode(frame, missing="skip" if self.missing == "available_case" else "error",
+                      codes_dtype="auto" if narrow else None, append=(class_node, y_codes, labels))
 
     def _complete_data_reason(self) -> str:
         """Why fit needs complete training data ("" when available-case counting works): the structure search's
@@ -332,7 +394,8 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
             structure.take_counts(None, parents)  # not used by a pgmpy estimator; dropped from structure_
         if self.estimator is None:
             # counts the structure engine already has on this data (e.g. TAN's pair tables) are not counted again
-            return build_network(parents, data, alpha=self.alpha, counts=structure.take_counts(data, parents))
+            return network_tables(parents, data, alpha=self.alpha, counts=structure.take_counts(data, parents),
+                                  n_jobs=self.n_jobs or 1)
         # Any pgmpy parameter estimator: fit a fresh copy (the user's instance is left untouched) on the decoded
         # training frame with every state declared, then attach its CPDs.
         est = self.estimator.clone()
@@ -367,33 +430,57 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
     def _compile(self):
         """``model_`` compiled once for the log-joint kernel, its code columns in the encoder's feature order (so
         :meth:`_encode_features` feeds it directly); every log-CPT entry floored at ``LOG_PROB_FLOOR``."""
-        net = compile_network(self.model_, self.class_node_, columns=self._feature_names())
+        tables = self.__dict__.get("_model_tables_")
+        if tables is not None and "_model" not in self.__dict__:
+            net = compile_tables(tables, self.class_node_, columns=self._feature_names())
+        else:
+            net = compile_network(self.model_, self.class_node_, columns=self._feature_names())
         np.maximum(net.log_cpt, LOG_PROB_FLOOR, out=net.log_cpt)
         self._network_ = net
         order = {(type(c), c): k for k, c in enumerate(net.states[self.class_node_])}
         self._class_order_ = np.array([order[(type(v), v)] for v in map(_python, self.classes_)])
+        # the column kernel's plan, built here so that predict never changes the estimator's __dict__
+        self._column_plan_ = (net, ColumnPlan.build(net.layout, net.log_cpt, class_order=self._class_order_))
 
     # ------------------------------------------------------------------ predict
     def _feature_names(self) -> list:
         return list(self.encoder_.columns[:-1])
 
-    def _encode_features(self, X) -> np.ndarray:
-        """int32 codes ``(n_rows, n_features)`` of new ``X`` with the states learned at fit (the encoder's feature
-        order). ``-1`` marks a cell to sum out: a missing cell (NaN/None, with ``missing="available_case"``) or a
-        value unseen at fit (with ``handle_unknown="ignore"``; with ``"error"`` it raises a ValueError naming the
-        column, the value and the row by its index label)."""
+    def _column_codes(self, X):
+        """New ``X`` as one code array per feature (:meth:`EncodedData.column_codes`, states learned at fit, the
+        encoder's feature order). ``-1`` marks a cell to sum out: a missing cell (NaN/None, with
+        ``missing="available_case"``) or a value unseen at fit (with ``handle_unknown="ignore"``; with ``"error"`` it
+        raises a ValueError naming the column, the value and the row by its index label). A column most of whose
+        values were not seen at fit is reported with an ``UnseenValuesWarning``."""
         features = self._feature_names()
         frame = self._predict_frame(X, features)
-        if frame.shape[0] == 0:
-            return np.zeros((0, len(features)), dtype=np.int32)
-        if self.missing == "error":
-            na = frame[features].isna().to_numpy()
-            if na.any():
-                r, k = (int(v[0]) for v in np.nonzero(na))
-                raise ValueError(f"Column {features[k]!r} has a missing value (NaN/None) at row {frame.index[r]!r}; "
-                                 f"{type(self).__name__}(missing='error') refuses it. Use missing='available_case' "
-                                 "to sum missing features out exactly, or impute them.")
-        return self.encoder_.transform(frame, columns=features, handle_unknown=self.handle_unknown).codes
+        try:
+            return self.encoder_.column_codes(frame, features, handle_unknown=self.handle_unknown)
+        except MissingValueError as err:
+            raise ValueError(f"Column {err.column!r} has a missing value (NaN/None) at row {err.row!r}; "
+                             f"{type(self).__name__}(missing='error') refuses it. Use missing='available_case' "
+                             "to sum missing features out exactly, or impute them.") from None
+
+    def _encode_features(self, X) -> np.ndarray:
+        """int32 codes ``(n_rows, n_features)`` of new ``X`` (see :meth:`_column_codes`), as one matrix."""
+        return self._column_codes(X).matrix()
+
+    def _column_plan(self) -> ColumnPlan:
+        """The fitted network in the column kernel's layout, classes in ``classes_`` order (built once; also for
+        estimators pickled before it existed)."""
+        net = self._network_
+        cached = self.__dict__.get("_column_plan_")
+        if cached is None or cached[0] is not net:
+            cached = self._column_plan_ = (net, ColumnPlan.build(net.layout, net.log_cpt,
+                                                                 class_order=self._class_order_))
+        return cached[1]
+
+    def _forest(self):
+        net = self._network_
+        cached = self.__dict__.get("_forest_plan_")  # (layout, plan), computed at the first missing cell
+        if cached is None or cached[0] is not net.layout:
+            cached = self._forest_plan_ = (net.layout, forest_plan(net.layout))
+        return cached[1]
 
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         """The hook: ``log p(c, x)`` (natural log), shape (n_rows, n_classes), columns in ``classes_`` order.
@@ -402,14 +489,25 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         for one-dependence networks, variable elimination per missingness pattern otherwise); rows without one are
         bit-identical to the complete-data kernel."""
         net = self._network_
-        plan = None
-        if (codes < 0).any():
-            cached = self.__dict__.get("_forest_plan_")  # (layout, plan), computed at the first missing cell
-            if cached is None or cached[0] is not net.layout:
-                cached = self._forest_plan_ = (net.layout, forest_plan(net.layout))
-            plan = cached[1]
+        plan = self._forest() if (codes < 0).any() else None
         return marginal_log_joint(net.layout, net.log_cpt, codes, plan=plan, n_jobs=self.n_jobs or 1)[
             :, self._class_order_]
+
+    @without_gc
+    def _joint_from_columns(self, X) -> np.ndarray:
+        """``log p(c, x)`` of a single network read straight from the column codes of ``X`` (no code matrix): the
+        column kernel for every row, then exact marginalisation (as :meth:`_joint_log_likelihood`) for the rows it
+        marked as having a cell to sum out. Bit-identical to ``_joint_log_likelihood(_encode_features(X))``."""
+        cc = self._column_codes(X)
+        if cc.n_rows == 0:
+            return np.zeros((0, len(self.classes_)), dtype=np.float64)
+        out, n_marked = log_joint_columns(self._column_plan(), cc.arrays, n_jobs=self.n_jobs or 1)
+        if n_marked:
+            rows = np.flatnonzero(np.isnan(out[:, 0]))
+            net = self._network_
+            out[rows] = marginal_log_joint(net.layout, net.log_cpt, cc.matrix(rows), plan=self._forest(),
+                                           n_jobs=self.n_jobs or 1)[:, self._class_order_]
+        return out
 
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """Joint log-probability ``log p(class, x)`` per row (natural log), columns in ``classes_`` order.
@@ -419,6 +517,8 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         if is_dask_collection(X):
             return self._predict_dask(X, normalize=False)
+        if type(self)._joint_log_likelihood is BNClassifierBase._joint_log_likelihood:
+            return self._joint_from_columns(X)
         return self._joint_log_likelihood(self._encode_features(X))
 
     def predict_log_proba(self, X) -> np.ndarray:
@@ -430,13 +530,17 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         if is_dask_collection(X):
             return self._predict_dask(X, normalize=True)
-        return log_normalize_rows(self.predict_joint_log_proba(X), floor=LOG_TINY)
+        joint = self.predict_joint_log_proba(X)  # a fresh array: normalised in place
+        return normalize_rows_in_threads(joint, floor=LOG_TINY, n_threads=effective_n_threads(self.n_jobs))
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior ``P(class | x)`` per row, shape (n_samples, n_classes), columns in ``classes_`` order (a dask
         Array, computed partition by partition on the workers, when ``X`` is a dask DataFrame)."""
         check_is_fitted(self)
-        return np.exp(self.predict_log_proba(X))
+        if is_dask_collection(X):
+            return np.exp(self.predict_log_proba(X))
+        joint = self.predict_joint_log_proba(X)  # a fresh array: normalised and exponentiated in place
+        return normalize_rows_in_threads(joint, floor=LOG_TINY, exp=True, n_threads=effective_n_threads(self.n_jobs))
 
     def predict(self, X) -> np.ndarray:
         """Most probable class per row (ties: the first class in ``classes_``)."""

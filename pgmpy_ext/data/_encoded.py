@@ -20,7 +20,8 @@ import pandas as pd
 
 __all__ = ["EncodedData", "encode", "MISSING_POLICIES", "CODES_DTYPES", "CODES_DTYPE", "codes_dtype_for",
            "kernel_codes",
-           "HANDLE_UNKNOWN", "MAX_NUMERIC_STATES",
+           "HANDLE_UNKNOWN", "MAX_NUMERIC_STATES", "MIN_NUMERIC_STATES", "ROWS_PER_NUMERIC_STATE",
+           "numeric_state_limit",
            "check_numeric_columns", "numeric_columns_to_discretize", "pgmpy_state_names", "FIT_MISSING",
            "check_fit_frame", "check_no_missing", "state_key", "to_python"]
 
@@ -130,9 +131,48 @@ def kernel_codes(codes) -> np.ndarray:
 
 
 #: The most distinct values a numeric column (integer dtype, or float whose values are all whole numbers) may have
-#: and still be taken as a categorical variable by :func:`encode` (so by every learner). Above it the column is
-#: refused; see :func:`encode` for why the limit is absolute and not relative to the number of rows.
+#: and still be taken as a categorical variable by :func:`encode` (so by every learner), on data of any size. Above
+#: it the column is refused; see :func:`numeric_state_limit` for the whole rule (it also looks at the rows).
 MAX_NUMERIC_STATES = 50
+#: Rows per state: a numeric column may have at most one distinct value per this many rows ...
+ROWS_PER_NUMERIC_STATE = 5
+#: ... but up to this many values always (0/1 flags, scores, small integer codes on small data).
+MIN_NUMERIC_STATES = 10
+
+
+def numeric_state_limit(n_rows: int, max_numeric_states: int | None = MAX_NUMERIC_STATES) -> int | None:
+    """The numeric-column rule: the most distinct values a numeric column of ``n_rows`` rows may have and still
+    be taken as a categorical variable (one state per value); ``None`` when the rule is off.
+
+    .. math:: \\mathrm{limit} = \\min\\big(\\mathtt{max\\_numeric\\_states},\\;
+              \\max(10, \\lfloor n_{rows} / 5 \\rfloor)\\big)
+
+    That is at most ``max_numeric_states`` (:data:`MAX_NUMERIC_STATES`, 50) values, and at most one value per
+    :data:`ROWS_PER_NUMERIC_STATE` (5) rows, but up to :data:`MIN_NUMERIC_STATES` (10) values whatever the size. The
+    rule is applied by :func:`encode` (so by every learner), listed by :func:`numeric_columns_to_discretize` (the
+    discretisers' default columns, and the CLI's automatic discretisation), and checked by
+    :func:`check_numeric_columns` (the pgmpy faces). A column above the limit is refused with a message naming the
+    limit and the two fixes (discretise it, or declare it categorical).
+
+    Why both parts (issue 11 and issue 24): an absolute limit keeps whole-number measurements (an amount, a weight,
+    an age, a pixel intensity) out of large data, where a purely relative one would let them through (shuttle's
+    58,000 rows would accept its 299-valued ``A6``); the relative part keeps them out of small data, where 50 values
+    on 77 rows (a microarray's integer expression values) are one or two rows per state and a CPT learned from
+    them is noise. Checked on the UCI sets of ``../shared/datasets``: the relative part changes 3 columns, all
+    hepatitis measurements on 155 rows (``AGE`` 49 values, ``PROTIME`` 45, ``BILIRUBIN`` 35); integer-coded
+    categorical variables (letter's 26 classes, soybean's 7 codes) are untouched
+    (``benchmarks/results/quick.md`` has the held-out comparison).
+
+    Examples
+    --------
+    >>> numeric_state_limit(77), numeric_state_limit(155), numeric_state_limit(10_000), numeric_state_limit(20)
+    (15, 31, 50, 10)
+    >>> numeric_state_limit(77, None) is None, numeric_state_limit(1000, 3)
+    (True, 3)
+    """
+    if max_numeric_states is None:
+        return None
+    return int(min(max_numeric_states, max(MIN_NUMERIC_STATES, int(n_rows) // ROWS_PER_NUMERIC_STATE)))
 
 
 def to_python(value):
@@ -259,6 +299,12 @@ class EncodedData:
             raise ValueError(f"missing == {self.missing!r}, must be one of {MISSING_POLICIES}.")
         if self.weights is not None:
             self.weights = _check_weights(self.weights, self._codes.shape[0])
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_column_cache", None)  # lookup tables of :meth:`column_codes`, rebuilt on demand
+        state.pop("_category_dtypes", None)  # identities only meaningful in this process
+        return state
 
     def __setstate__(self, state):
         if "codes" in state and "_codes" not in state:  # pickled when EncodedData was a dataclass with int32 codes
@@ -405,12 +451,66 @@ class EncodedData:
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"transform expects a pandas DataFrame, got {type(df).__name__}.")
         cols = self.columns if columns is None else list(columns)
-        absent = [c for c in cols if c not in df.columns]
+        present = set(df.columns.tolist())
+        absent = [c for c in cols if c not in present]
         if absent:
             raise ValueError(f"Columns {absent!r} were present at fit time but are missing from the data.")
         st = {c: self.states[self.index(c)] for c in cols}
         return encode(df[cols], states=st, weights=weights, missing=self.missing, strict_states=True,
                       handle_unknown=handle_unknown, codes_dtype=self._codes.dtype.name)
+
+    def column_codes(self, df: pd.DataFrame, columns: Sequence | None = None, *, handle_unknown: str = "error",
+                     warn_unseen: bool = True):
+        """Encode new data with the states learned here, as one 1-D code array per column (no code matrix).
+
+        The predict path of the learners (:class:`~pgmpy_ext.data._columns.ColumnCodes` feeds the column kernel
+        ``pgmpy_ext.stats.log_joint_columns`` directly). A pandas Categorical whose categories are this column's
+        states in their order gives its own codes, read-only and uncopied; other categorical and plain integer
+        columns are recoded through lookup tables; the rest goes through the general encoder (as
+        :meth:`transform`).
+
+        Parameters
+        ----------
+        df : DataFrame
+            Must contain ``columns`` (default: all fitted columns); other columns are ignored.
+        columns : sequence, optional
+        handle_unknown : {"error", "ignore"}, default "error"
+            As in :meth:`transform`: a value not seen at fit raises (the first column holding one, at its first
+            row), or is coded ``-1``.
+        warn_unseen : bool, default True
+            With ``handle_unknown="ignore"``, warn (:class:`~pgmpy_ext.data._columns.UnseenValuesWarning`, naming
+            the column and the share of rows) about every column where more than half of the values were not seen
+            at fit: the whole feature would otherwise vanish silently, typically because its type changed.
+
+        Returns
+        -------
+        ColumnCodes
+            ``-1`` marks a missing cell (under this object's ``missing="skip"``) or an ignored unseen value.
+
+        Raises
+        ------
+        MissingValueError
+            A ``ValueError`` for the first missing cell in row order under ``missing="error"``.
+        ValueError
+            A missing column, or an unseen value under ``handle_unknown="error"``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> data = encode(pd.DataFrame({"c": ["a", "b"], "k": [0, 1]}))
+        >>> new = pd.DataFrame({"c": pd.Categorical(["b", "a"], categories=["a", "b"]), "k": [1, 5]})
+        >>> cc = data.column_codes(new, handle_unknown="ignore")
+        >>> [a.tolist() for a in cc.arrays], cc.n_unknown.tolist()
+        ([[1, 0], [1, -1]], [0, 1])
+        """
+        from pgmpy_ext.data._columns import encode_columns
+
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"column_codes expects a pandas DataFrame, got {type(df).__name__}.")
+        if handle_unknown not in HANDLE_UNKNOWN:
+            raise ValueError(f"handle_unknown == {handle_unknown!r}, must be one of {HANDLE_UNKNOWN}.")
+        cols = self.columns if columns is None else list(columns)
+        return encode_columns(self, df, cols, handle_unknown, warn_unseen)
 
     def __repr__(self) -> str:
         narrow = "" if self._codes.dtype == np.int32 else f", codes_dtype={self._codes.dtype.name!r}"
@@ -429,7 +529,7 @@ def _check_weights(weights, n_rows: int) -> np.ndarray:
 
 def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, missing: str = "error",
            strict_states: bool = True, max_numeric_states: int | None = MAX_NUMERIC_STATES,
-           handle_unknown: str = "error", codes_dtype=None) -> EncodedData:
+           handle_unknown: str = "error", codes_dtype=None, append: tuple | None = None) -> EncodedData:
     """Encode a DataFrame of discrete columns into :class:`EncodedData`. The DataFrame is not modified.
 
     Parameters
@@ -449,14 +549,15 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
     strict_states : bool, default True
         Kept for symmetry with :meth:`EncodedData.transform`; see ``handle_unknown``.
     max_numeric_states : int or None, default :data:`MAX_NUMERIC_STATES` (50)
-        The numeric-column rule. A numeric column (integer dtype, or float dtype whose values are all whole
-        numbers; not bool, not category, not object/str) with **more than** ``max_numeric_states`` distinct
-        non-missing values is refused with a ``ValueError`` naming the column, its number of distinct values, the
-        limit and the two fixes: discretise it (``pgmpy_ext.preprocessing.MDLPDiscretizer`` in a ``Pipeline``; its
-        default ``columns=None`` picks exactly these columns, see :func:`numeric_columns_to_discretize`) or
-        declare it categorical (``df[col] = df[col].astype("category")``, or ``states={col: [...]}``).
-        ``None`` switches the rule off. A column with at most that many values (int-coded categories such as
-        car's or soybean's codes, 0/1 flags) is taken as categorical, one state per value.
+        The numeric-column rule (:func:`numeric_state_limit`). A numeric column (integer dtype, or float dtype whose
+        values are all whole numbers; not bool, not category, not object/str) is taken as categorical, one state per
+        value, when it has at most ``min(max_numeric_states, max(10, n_rows // 5))`` distinct non-missing values:
+        at most 50, and at most one value per 5 rows (but always up to 10). Above that it is refused with a
+        ``ValueError`` naming the column, its number of distinct values, the limit and the two fixes: discretise it
+        (``pgmpy_ext.preprocessing.MDLPDiscretizer`` in a ``Pipeline``; its default ``columns=None`` picks exactly
+        these columns, see :func:`numeric_columns_to_discretize`) or declare it categorical
+        (``df[col] = df[col].astype("category")``, or ``states={col: [...]}``). ``None`` switches the rule off.
+        Int-coded categories such as car's or soybean's codes and 0/1 flags pass.
     handle_unknown : {"error", "ignore"}, default "error"
         A value outside the declared ``states``: ``"error"`` raises, ``"ignore"`` codes it ``-1`` (a missing
         observation; the result then has ``missing="skip"``).
@@ -464,8 +565,10 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
         How the codes are stored. ``"auto"``: the narrowest signed type of int8 / int16 / int32 that holds every
         column's codes (int8 when every column has at most 128 states): 1 byte per cell instead of 4. ``"int8"`` /
         ``"int16"`` raise when a column has too many states. Results never depend on it: :attr:`EncodedData.codes`
-        is always int32; only the fused kernels read the narrow array. The codes matrix is filled in place (C
-        order, 8 columns at a time), so encoding holds one copy of it plus 8 columns, not two full copies.
+        is always int32; only the fused kernels read the narrow array.
+    append : tuple (label, codes, states), optional
+        One more column whose codes are already known (e.g. a classifier's class: ``codes`` in ``0 .. len(states) -
+        1``, one per row), added after the columns of ``df`` without building a new frame.
 
     Returns
     -------
@@ -482,14 +585,9 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
 
     Notes
     -----
-    Why an absolute limit of 50 and not one relative to the number of rows: a whole-number measurement (an
-    amount, a weight, an age, a pixel intensity) taken as categorical gives one parameter per value and silently
-    wrong models (issue 11: credit_g ``credit_amount``, 921 values on 1,000 rows; adult ``fnlwgt``, 28,523;
-    dermatology ``Age``, 61 on 366 rows), and a relative limit such as ``n_rows // 10`` lets exactly such columns
-    through on large data (shuttle's 58,000 rows would accept its 299-valued ``A6``, satimage's 6,435 rows its
-    100-valued pixel columns). An absolute limit also gives the same answer on every cross-validation fold of a
-    data set whatever its size. Integer-coded categorical variables rarely have more than a few dozen codes
-    (letter's 26 classes, soybean's 7); when one does, declare it categorical.
+    Why the limit has an absolute and a relative part: see :func:`numeric_state_limit` (a whole-number measurement
+    taken as categorical gives one parameter per value and silently wrong models: issue 11's credit_g
+    ``credit_amount``, 921 values on 1,000 rows; issue 24's microarray, 50 integer values on 77 rows).
 
     Mixed-type object columns (e.g. ``1``, ``"1"`` and ``"two"`` in one column) are accepted: values that compare
     equal in Python (``1``, ``1.0``, ``True``) are one state (the first one seen), unequal values of different
@@ -503,6 +601,7 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
     if handle_unknown not in HANDLE_UNKNOWN:
         raise ValueError(f"handle_unknown == {handle_unknown!r}, must be one of {HANDLE_UNKNOWN}.")
     max_numeric_states = _check_max_numeric_states(max_numeric_states)
+    limit = _Limit(numeric_state_limit(df.shape[0], max_numeric_states), df.shape[0], max_numeric_states)
     if df.shape[1] == 0:
         raise ValueError("The data has no columns; pgmpy-ext needs at least one discrete column.")
     if df.shape[0] == 0:
@@ -516,71 +615,122 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
         raise ValueError(f"states declares columns {unknown!r} that are not in the data (columns: "
                          f"{list(df.columns)!r}).")
     n, m = df.shape
-    # The (n_rows, n_cols) C-order matrix is filled in place, _FILL_GROUP columns at a time (each group is encoded
-    # into a small (group, n_rows) buffer, then copied in with one transposing assignment: writing the columns one
-    # by one would stride through the whole matrix once per column, 3-4x slower for int32). No full transposed
-    # copy, so encoding holds the result plus _FILL_GROUP columns. The dtype comes from upper bounds on the
-    # cardinalities known before encoding (declared states, categories, bool, the numeric-column rule); a column
-    # that turns out wider than the current dtype (an object column with more than 128 states, say) widens the
-    # matrix once.
+    # Every column is read through pandas' column accessor (no Series per column) and coded into a narrow 1-D
+    # array: a Categorical's own codes (uncopied), a block of plain integer columns at once (one pandas call and
+    # one vectorised pass per block, the path of wide integer data such as 7,129 genes), or the general hash-based
+    # encoder. The C-order matrix is then filled in row blocks: the columns are stacked into a narrow staging block
+    # (a transposing copy of 1-byte codes, 3x cheaper than writing int32 codes with a stride) that is widened into
+    # the matrix. Encoding holds the result, the codes of the columns that needed new codes (at most one byte per
+    # cell for up to 128 states) and one staging block.
+    from pgmpy_ext.data._columns import category_codes, column_arrays
+
     dtypes = list(df.dtypes)
-    bound_dtype = codes_dtype_for([_card_bound(dtypes[k], states.get(col), max_numeric_states)
-                                   for k, col in enumerate(df.columns)], codes_dtype)
-    # Plain numpy integer columns without declared states are read in blocks of columns (one pandas call per
-    # block, not per column) and coded by _int_codes (a presence table over the value range), the fast path for
-    # wide integer-coded data such as 7,129 discretised genes; everything else goes through _encode_column.
-    plain = [states.get(col) is None and _plain_int_dtype(dtypes[k]) for k, col in enumerate(df.columns)]
-    block_cols = max(1, min(64, _BLOCK_CELLS // max(n, 1)))
-    block, b0, b1 = None, 0, 0
-    cat_cache = []  # [(CategoricalDtype, states)] of category columns encoded by the general path
-    codes = np.empty((n, m), dtype=bound_dtype)
-    buf = np.empty((min(_FILL_GROUP, m), n), dtype=codes.dtype)
-    start = 0  # first column held in buf
-    all_states = []
+    arrays = column_arrays(df)
+    labels = df.columns.tolist()  # iterating a pandas (arrow) string Index costs microseconds per label
+    plain = [states.get(col) is None and _plain_int_dtype(dtypes[k]) for k, col in enumerate(labels)]
+    block_cols = max(1, min(_INT_BLOCK_COLS, _BLOCK_CELLS // max(n, 1)))
+    results: list = [None] * m
+    k = 0
+    while k < m:  # blocks of consecutive plain integer columns of one dtype
+        if not plain[k]:
+            k += 1
+            continue
+        b1 = k + 1
+        while b1 < m and b1 - k < block_cols and plain[b1] and dtypes[b1] == dtypes[k]:
+            b1 += 1
+        if b1 - k > 1:
+            block = df.iloc[:, k:b1].to_numpy()
+            for j, res in enumerate(_int_block_codes(labels[k:b1], block, limit)):
+                results[k + j] = res
+        k = b1
+    cat_cache = {}  # {id(CategoricalDtype): (dtype, states)} of the undeclared category columns seen so far
     ignored = False
-    for k, col in enumerate(df.columns):
+    for k, col in enumerate(labels):
+        if isinstance(results[k], Exception):  # the block path found a numeric-rule violation here
+            raise results[k]
+        if results[k] is not None:
+            continue
+        declared = states.get(col)
+        arr = arrays[k]
         res = None
         if plain[k]:
-            if not b0 <= k < b1:
-                b0, b1 = k, k + 1
-                while b1 < m and b1 - b0 < block_cols and plain[b1] and dtypes[b1] == dtypes[k]:
-                    b1 += 1
-                block = df.iloc[:, b0:b1].to_numpy()
-            res = _int_codes(col, block[:, k - b0], max_numeric_states)
-        elif states.get(col) is None and isinstance(dtypes[k], pd.CategoricalDtype):
-            # categorical columns sharing one dtype (same categories in the same order, same category dtype)
-            # share the states of the first one: their pandas codes are the state codes (checked on the first)
-            cat_codes = df.iloc[:, k].array.codes
-            st = _cached_category_states(cat_cache, dtypes[k])
-            if st is not None and (missing != "error" or cat_codes.min(initial=0) >= 0):
-                res = cat_codes, list(st), False
-        if res is not None:
-            col_codes, st, ign = res
-        else:
-            col_codes, st, ign = _encode_column(col, df.iloc[:, k], states.get(col), missing, df.index,
-                                                max_numeric_states, handle_unknown)
-            if states.get(col) is None and isinstance(dtypes[k], pd.CategoricalDtype) \
-                    and np.array_equal(col_codes, df.iloc[:, k].array.codes):
-                cat_cache.append((dtypes[k], st))
-        need = codes_dtype_for([len(st)], codes_dtype)  # raises for an explicit int8/int16 that does not fit
-        if need.itemsize > codes.dtype.itemsize:  # rare: flush the buffered columns, then widen
-            codes[:, start:k] = buf[:k - start].T
-            codes = codes.astype(need)  # only columns < k matter; the rest is overwritten below
-            buf = np.empty_like(buf, dtype=need)
-            start = k
-        buf[k - start] = col_codes  # values are -1 .. len(st) - 1, which fit codes.dtype (checked just above)
-        if k + 1 - start == buf.shape[0] or k + 1 == m:
-            codes[:, start:k + 1] = buf[:k + 1 - start].T
-            start = k + 1
-        all_states.append(st)
+            res = _int_codes(col, arr, limit)
+        elif declared is None and isinstance(arr, pd.Categorical):
+            cat_codes = category_codes(arr)  # the Categorical's codes, uncopied (only read)
+            st = _cached_category_states(cat_cache, arr.dtype)
+            if st is None:
+                st = [to_python(v) for v in arr.dtype.categories.tolist()]
+                cat_cache[id(arr.dtype)] = (arr.dtype, st)
+            if not st:
+                raise ValueError(f"Column {col!r} has no observed value (all missing); cannot infer its states.")
+            if missing == "error" and cat_codes.min(initial=0) < 0:
+                r = int(np.flatnonzero(cat_codes < 0)[0])
+                raise ValueError(_missing_message(col, _row_label(df.index, r), "NaN/None"))
+            res = cat_codes, list(st), False
+        if res is None:
+            res = _encode_column(col, pd.Series(arr, index=df.index, copy=False, name=col), declared, missing,
+                                 df.index, limit, handle_unknown)
+        col_codes, st, ign = res
+        if col_codes.dtype.itemsize > 1 or col_codes.dtype.kind != "i":  # new codes: held narrow until the fill
+            col_codes = col_codes.astype(_narrow_for(len(st)), copy=False)
+        results[k] = (col_codes, st, ign)
         ignored |= ign
-    del buf, block
-    return EncodedData(codes, list(df.columns), all_states, weights=weights,
-                       missing="skip" if ignored else missing)
+    if append is not None:
+        label, extra_codes, extra_states = append
+        if label in set(labels):
+            raise ValueError(f"append names column {label!r}, which is already in the data.")
+        extra_codes = np.asarray(extra_codes)
+        if extra_codes.shape != (n,):
+            raise ValueError(f"append gives {extra_codes.shape} codes for {n} rows.")
+        extra_states = [to_python(v) for v in extra_states]
+        if extra_codes.size and (extra_codes.min() < -1 or extra_codes.max() >= len(extra_states)):
+            raise ValueError(f"append's codes must lie in -1 .. {len(extra_states) - 1}.")
+        results.append((extra_codes.astype(codes_dtype_for([len(extra_states)], "auto"), copy=False), extra_states,
+                        False))
+        labels = [*labels, label]
+        arrays = [*arrays, None]
+    all_states = [r[1] for r in results]
+    cards = [len(st) for st in all_states]
+    codes_dtype_for(cards, codes_dtype)  # raises for an explicit int8 / int16 that cannot hold a column
+    codes = np.empty((n, len(labels)), dtype=codes_dtype_for(cards, codes_dtype))
+    _fill_rows(codes, [r[0] for r in results], codes_dtype_for(cards, "auto"))
+    out = EncodedData(codes, labels, all_states, weights=weights, missing="skip" if ignored else missing)
+    # the CategoricalDtype each undeclared category column's states were read from: new data carrying that very
+    # dtype object (the training frame, its slices) has state codes as its codes (EncodedData.column_codes)
+    out._category_dtypes = [arr.dtype if isinstance(arr, pd.Categorical) and states.get(col) is None else None
+                            for col, arr in zip(labels, arrays)]
+    return out
 
 
-#: Columns encoded into the staging buffer of :func:`encode` before they are copied into the C-order matrix.
-_FILL_GROUP = 8
+def _narrow_for(card: int) -> np.dtype:
+    """The narrowest of int8 / int16 / int32 holding codes -1 .. card - 1."""
+    return _NARROW[0] if card <= 128 else _NARROW[1] if card <= 32768 else _NARROW[2]
+
+
+def _fill_rows(codes: np.ndarray, columns: list, stage_dtype: np.dtype) -> None:
+    """Write the 1-D code arrays ``columns`` into the C-order matrix ``codes``, ``_FILL_ROWS`` rows at a time:
+    stacked into a staging block of ``stage_dtype`` (the narrowest type that holds every code), widened into
+    ``codes`` (directly when they share the type)."""
+    n = codes.shape[0]
+    if not columns or n == 0:
+        return
+    stage = None if stage_dtype == codes.dtype else np.empty((min(n, _FILL_ROWS), codes.shape[1]),
+                                                                  dtype=stage_dtype)
+    for r0 in range(0, n, _FILL_ROWS):
+        r1 = min(r0 + _FILL_ROWS, n)
+        parts = [c[r0:r1] for c in columns]
+        if stage is None:
+            np.stack(parts, axis=1, out=codes[r0:r1], casting="unsafe")
+        else:
+            np.stack(parts, axis=1, out=stage[:r1 - r0], casting="unsafe")
+            codes[r0:r1] = stage[:r1 - r0]
+
+
+#: Rows per staging block of :func:`encode`'s fill (1 MiB of int8 codes for 16 columns).
+_FILL_ROWS = 1 << 16
+
+#: Most plain integer columns of one block read at once by :func:`encode` (its vectorised integer path).
+_INT_BLOCK_COLS = 4096
 
 
 #: Most cells of one block of plain integer columns read at once by :func:`encode` (int64: 32 MiB).
@@ -605,36 +755,76 @@ def _int_codes(col, values: np.ndarray, max_numeric_states):
     present = np.zeros(span, dtype=bool)
     present[off] = True
     vals = np.flatnonzero(present)
-    if max_numeric_states is not None and vals.size > max_numeric_states:
+    if _refused(max_numeric_states, vals.size):
         raise ValueError(_numeric_rule_message(col, int(vals.size), max_numeric_states))
     lut = np.empty(span, dtype=np.int32)
     lut[vals] = np.arange(vals.size, dtype=np.int32)
     return lut[off], [int(v) + lo for v in vals], False
 
 
-def _cached_category_states(cache: list, dtype: pd.CategoricalDtype):
-    """The states of an earlier category column whose dtype has exactly these categories (same values, types
-    and order; unordered CategoricalDtypes compare equal in any order, so ``==`` is not enough), or None."""
-    cats = dtype.categories
-    for cached, st in cache[-4:]:
-        if cached is dtype or (cached.categories.dtype == cats.dtype and cached.categories.equals(cats)
-                               and [type(v) for v in cached.categories] == [type(v) for v in cats]):
-            return st
-    return None
+def _int_block_codes(labels: list, block: np.ndarray, max_numeric_states) -> list:
+    """:func:`_int_codes` of every column of an ``(n, k)`` integer block at once: one presence table over the
+    concatenated value ranges of all columns, ranks by one cumulative sum. Returns, per column, ``(codes, states,
+    False)`` exactly as :func:`_int_codes` gives it, a ``ValueError`` (not raised: :func:`encode` raises it in
+    column order) for a column above ``max_numeric_states``, or None for a column whose value range is too wide
+    for a table (the caller codes it alone)."""
+    n, k = block.shape
+    if n == 0 or k == 0:
+        return [None] * k
+    lo = block.min(axis=0).astype(np.int64)
+    hi = block.max(axis=0).astype(np.int64)
+    span = hi - lo + 1
+    ok = span <= max(4 * n, 1 << 16)
+    out: list = [None] * k
+    if not ok.any():
+        return out
+    # the presence tables of the columns taken together stay under _BLOCK_CELLS cells (a 77-row block of 4,096
+    # columns with values up to 16,000 would otherwise ask for 65M-cell tables): columns in chunks
+    cols_all = np.flatnonzero(ok)
+    budget = max(int(_BLOCK_CELLS), int(span[cols_all].max()))
+    start = 0
+    cum = np.cumsum(span[cols_all])
+    while start < cols_all.size:
+        base = cum[start - 1] if start else 0
+        stop = int(np.searchsorted(cum, base + budget, side="right"))
+        stop = max(stop, start + 1)
+        _int_block_part(labels, block, lo, hi, span, cols_all[start:stop], max_numeric_states, out)
+        start = stop
+    return out
 
 
-def _card_bound(dtype, declared, max_numeric_states) -> int:
-    """An upper bound on a column's number of states known without encoding it (1 when none is known cheaply,
-    so an unknown column starts at the narrowest type and widens the matrix only if it needs to)."""
-    if declared is not None:
-        return len(declared)
-    if isinstance(dtype, pd.CategoricalDtype):
-        return len(dtype.categories)
-    if pd.api.types.is_bool_dtype(dtype):
-        return 2
-    if (pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_float_dtype(dtype)) and max_numeric_states:
-        return int(max_numeric_states)
-    return 1
+def _int_block_part(labels, block, lo, hi, span, cols, max_numeric_states, out) -> None:
+    """:func:`_int_block_codes` of the columns ``cols`` of ``block`` into ``out``."""
+    sub = block[:, cols] if cols.size < block.shape[1] else block
+    sp = span[cols]
+    start = np.zeros(cols.size + 1, dtype=np.int64)
+    np.cumsum(sp, out=start[1:])
+    pos = (sub - lo[cols]) + start[:-1]  # (n, k') positions in the concatenated table
+    present = np.zeros(int(start[-1]), dtype=bool)
+    present[pos] = True
+    rank = np.cumsum(present, dtype=np.int64)
+    before = np.concatenate(([0], rank[start[1:-1] - 1]))  # distinct values of the earlier columns
+    n_distinct = rank[start[1:] - 1] - before
+    lut = (rank - 1 - np.repeat(before, sp)).astype(np.int32)
+    codes = lut[pos]
+    values = np.flatnonzero(present)  # table positions of the present values, column after column
+    flat = (values - np.repeat(start[:-1], n_distinct) + np.repeat(lo[cols], n_distinct)).tolist()
+    ends = np.cumsum(n_distinct).tolist()
+    b = 0
+    for j, c in enumerate(cols.tolist()):
+        e = ends[j]
+        if _refused(max_numeric_states, e - b):
+            out[c] = ValueError(_numeric_rule_message(labels[c], e - b, max_numeric_states))
+        else:
+            out[c] = (codes[:, j], flat[b:e], False)
+        b = e
+
+
+def _cached_category_states(cache: dict, dtype: pd.CategoricalDtype):
+    """The states of an earlier category column with this very dtype object (the columns of one frame built with
+    one dtype, a discretiser's output), or None. ``cache`` maps ``id(dtype)`` to ``(dtype, states)``."""
+    hit = cache.get(id(dtype))
+    return hit[1] if hit is not None and hit[0] is dtype else None
 
 
 def _check_max_numeric_states(value):
@@ -647,8 +837,32 @@ def _check_max_numeric_states(value):
     return int(value)
 
 
-def _numeric_rule_message(col, n_distinct: int, limit: int) -> str:
-    return (f"Column {col!r} is numeric with {n_distinct} distinct values, more than max_numeric_states={limit}, "
+class _Limit:
+    """The numeric-column rule of one :func:`encode` call: ``limit`` (or None: off), the rows and the parameter it
+    came from (for the message)."""
+
+    __slots__ = ("limit", "n_rows", "max_numeric_states")
+
+    def __init__(self, limit, n_rows: int, max_numeric_states):
+        self.limit, self.n_rows, self.max_numeric_states = limit, int(n_rows), max_numeric_states
+
+
+def _refused(rule, n_distinct: int) -> bool:
+    """Whether ``n_distinct`` values break ``rule`` (a :class:`_Limit`, a plain int limit, or None)."""
+    limit = rule.limit if isinstance(rule, _Limit) else rule
+    return limit is not None and n_distinct > limit
+
+
+def _numeric_rule_message(col, n_distinct: int, rule) -> str:
+    if isinstance(rule, _Limit):
+        limit = rule.limit
+        why = (f"max_numeric_states={rule.max_numeric_states}" if limit == rule.max_numeric_states else
+               f"the limit of {limit} states for {rule.n_rows} rows (at most one value per "
+               f"{ROWS_PER_NUMERIC_STATE} rows, never fewer than {MIN_NUMERIC_STATES}, at most "
+               f"max_numeric_states={rule.max_numeric_states}; pgmpy_ext.data.numeric_state_limit)")
+    else:
+        why = f"max_numeric_states={rule}"
+    return (f"Column {col!r} is numeric with {n_distinct} distinct values, more than {why}, "
             "so pgmpy-ext does not take it as a categorical variable (one state per value). Discretise it, e.g. "
             "Pipeline([('disc', pgmpy_ext.preprocessing.MDLPDiscretizer()), ('clf', ...)]) for a classifier, "
             "EqualFrequencyDiscretizer(5) for a clusterer (their default columns=None picks such columns), or, if it "
@@ -662,13 +876,78 @@ def _whole_number_float(series: pd.Series) -> bool:
     return finite.size == raw[~np.isnan(raw)].size and bool(np.all(finite == np.round(finite)))
 
 
+def _numeric_profile(df: pd.DataFrame) -> list:
+    """Per column of ``df``: None (not numeric: category, bool, object/str, ...), ``"fraction"`` (a float column
+    with a value that is not a whole number, or an infinite value), or the number of distinct non-missing values of
+    an integer or whole-number float column.
+
+    Numpy integer and float columns of many columns are profiled together (one sort of a block of columns, no
+    pandas call per column): a 77 x 7,070 matrix takes milliseconds instead of a second."""
+    from pgmpy_ext.data._columns import column_arrays
+
+    n, m = df.shape
+    dtypes = list(df.dtypes)
+    out: list = [None] * m
+    numpy_num = [isinstance(d, np.dtype) and d.kind in "iuf" and not (d.kind == "u" and d.itemsize == 8)
+                 for d in dtypes]
+    arrays = column_arrays(df)
+    by_dtype: dict = {}
+    for k in range(m):
+        if numpy_num[k]:
+            by_dtype.setdefault(dtypes[k], []).append(k)
+        else:
+            dtype = dtypes[k]
+            if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
+                continue
+            series = pd.Series(arrays[k], index=df.index, copy=False)
+            if pd.api.types.is_float_dtype(dtype):
+                out[k] = int(series.nunique(dropna=True)) if _whole_number_float(series) else "fraction"
+            elif pd.api.types.is_integer_dtype(dtype):
+                out[k] = int(series.nunique(dropna=True))
+    for dtype, cols in by_dtype.items():
+        for b0 in range(0, len(cols), _PROFILE_COLS):
+            part = cols[b0:b0 + _PROFILE_COLS]
+            if n * len(part) > _PROFILE_CELLS or len(part) < 8:  # tall data: a hash count per column
+                for k in part:
+                    series = pd.Series(arrays[k], index=df.index, copy=False)
+                    if dtype.kind == "f" and not _whole_number_float(series):
+                        out[k] = "fraction"
+                    else:
+                        out[k] = int(series.nunique(dropna=True))
+                continue
+            block = np.stack([arrays[k] for k in part], axis=1) if n else np.empty((0, len(part)), dtype=dtype)
+            if dtype.kind == "f":
+                finite = np.isfinite(block)
+                nan = np.isnan(block)
+                frac = ((block != np.round(block)) & finite).any(axis=0) | (~finite & ~nan).any(axis=0)
+            else:
+                frac = np.zeros(len(part), dtype=bool)
+            srt = np.sort(block, axis=0)  # NaN last
+            valid = ~np.isnan(srt) if dtype.kind == "f" else None
+            if n == 0:
+                distinct = np.zeros(len(part), dtype=np.int64)
+            elif valid is None:
+                distinct = 1 + (srt[1:] != srt[:-1]).sum(axis=0)
+            else:
+                distinct = valid[0].astype(np.int64) + ((srt[1:] != srt[:-1]) & valid[1:]).sum(axis=0)
+            for j, k in enumerate(part):
+                out[k] = "fraction" if frac[j] else int(distinct[j])
+    return out
+
+
+#: Columns profiled per block by :func:`_numeric_profile`, and the most cells of a block it sorts at once.
+_PROFILE_COLS = 4096
+_PROFILE_CELLS = 1 << 22
+
+
 def numeric_columns_to_discretize(df: pd.DataFrame, max_numeric_states: int | None = MAX_NUMERIC_STATES) -> list:
     """The columns of ``df`` that :func:`encode` would refuse as numeric: the ones to discretise.
 
-    That is, in column order: every float column with a value that is not a whole number, and every integer or
-    whole-number float column with more than ``max_numeric_states`` distinct non-missing values (the rule of
-    :func:`encode`). Bool, category and object/str columns are never listed. The discretisers of
-    :mod:`pgmpy_ext.preprocessing` select exactly these columns by default (``columns=None``).
+    That is, in column order: every float column with a value that is not a whole number (or an infinite value),
+    and every integer or whole-number float column with more distinct non-missing values than
+    :func:`numeric_state_limit` allows for ``len(df)`` rows (the rule of :func:`encode`). Bool, category and
+    object/str columns are never listed. The discretisers of :mod:`pgmpy_ext.preprocessing` select exactly these
+    columns by default (``columns=None``), and so does the CLI.
 
     Parameters
     ----------
@@ -688,23 +967,16 @@ def numeric_columns_to_discretize(df: pd.DataFrame, max_numeric_states: int | No
     ...                    "height": np.linspace(1.5, 2.0, 100), "s": ["a"] * 100})
     >>> numeric_columns_to_discretize(df)
     ['amount', 'height']
+    >>> numeric_columns_to_discretize(pd.DataFrame({"k": np.arange(77) % 16}))  # 16 values on 77 rows: limit 15
+    ['k']
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}.")
     max_numeric_states = _check_max_numeric_states(max_numeric_states)
+    limit = numeric_state_limit(df.shape[0], max_numeric_states)
     out = []
-    for k, col in enumerate(df.columns):
-        series = df.iloc[:, k]
-        dtype = series.dtype
-        if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
-            continue
-        if pd.api.types.is_float_dtype(dtype):
-            if not _whole_number_float(series):
-                out.append(col)
-                continue
-        elif not pd.api.types.is_integer_dtype(dtype):
-            continue
-        if max_numeric_states is not None and series.nunique(dropna=True) > max_numeric_states:
+    for col, prof in zip(df.columns.tolist(), _numeric_profile(df)):
+        if prof == "fraction" or (prof is not None and limit is not None and prof > limit):
             out.append(col)
     return out
 
@@ -750,8 +1022,7 @@ def _encode_column(col, series: pd.Series, declared, missing: str, index: pd.Ind
                 raise TypeError("argument must be a string or a number")
     if missing == "error" and fcodes.min(initial=0) < 0:  # a reduction: no n-row temporary
         raise ValueError(_missing_message(col, _row_label(index, int(np.flatnonzero(fcodes < 0)[0])), "NaN/None"))
-    if declared is None and kind in ("int", "float") and max_numeric_states is not None \
-            and len(uniques) > max_numeric_states:
+    if declared is None and kind in ("int", "float") and _refused(max_numeric_states, len(uniques)):
         raise ValueError(_numeric_rule_message(col, len(uniques), max_numeric_states))
     if declared is not None:
         st = [to_python(v) for v in declared]
@@ -798,9 +1069,10 @@ def check_numeric_columns(df: pd.DataFrame, max_numeric_states: int | None = MAX
     """Apply :func:`encode`'s numeric-column rule to ``df`` without encoding it.
 
     Raises the same ``ValueError`` as :func:`encode` for the first integer or whole-number float column with more
-    than ``max_numeric_states`` distinct non-missing values, skipping the columns in ``declared`` (whose states the
-    user declared, e.g. through pgmpy's ``state_names``). Faces that encode with states computed elsewhere (the
-    pgmpy scores and searches take pgmpy's state names) call this on the user's data first.
+    distinct non-missing values than :func:`numeric_state_limit` allows for ``len(df)`` rows, skipping the columns
+    in ``declared`` (whose states the user declared, e.g. through pgmpy's ``state_names``). Faces that encode with
+    states computed elsewhere (the pgmpy scores and searches take pgmpy's state names) call this on the user's data
+    first.
 
     Examples
     --------
@@ -815,19 +1087,13 @@ def check_numeric_columns(df: pd.DataFrame, max_numeric_states: int | None = MAX
     max_numeric_states = _check_max_numeric_states(max_numeric_states)
     if max_numeric_states is None:
         return
+    rule = _Limit(numeric_state_limit(df.shape[0], max_numeric_states), df.shape[0], max_numeric_states)
     declared = set(declared)
-    for k, col in enumerate(df.columns):
-        if col in declared:
+    for col, prof in zip(df.columns.tolist(), _numeric_profile(df)):
+        if col in declared or prof is None or prof == "fraction":
             continue
-        series = df.iloc[:, k]
-        dtype = series.dtype
-        if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
-            continue
-        if pd.api.types.is_integer_dtype(dtype) or (pd.api.types.is_float_dtype(dtype)
-                                                    and _whole_number_float(series)):
-            n_distinct = int(series.nunique(dropna=True))
-            if n_distinct > max_numeric_states:
-                raise ValueError(_numeric_rule_message(col, n_distinct, max_numeric_states))
+        if _refused(rule, prof):
+            raise ValueError(_numeric_rule_message(col, prof, rule))
 
 
 def pgmpy_state_names(df: pd.DataFrame, state_names: Mapping | None = None) -> dict:

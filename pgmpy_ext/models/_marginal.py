@@ -126,28 +126,106 @@ def variable_elimination_log_joint(layout: NetworkLayout, log_cpt, codes, rows=N
     inverse = np.asarray(inverse).reshape(-1)
     for p, pattern in enumerate(patterns):
         sel = np.flatnonzero(inverse == p)
-        r = rows[sel]
-        n = r.shape[0]
         missing = {int(c) for c in used[pattern]}
-        total = np.zeros((n, K), dtype=np.float64)
-        factors = []
-        for fam, block in zip(fams, blocks):
-            obs = [a for a, c in enumerate(fam) if c != HIDDEN and c not in missing]
-            rest = [a for a, c in enumerate(fam) if c == HIDDEN or c in missing]
-            t = np.transpose(block, obs + rest)
-            if obs:
-                f = t[tuple(codes[r, fam[a]] for a in obs)]
-            else:
-                f = np.broadcast_to(t, (n,) + t.shape)
-            vs = tuple(fam[a] for a in rest)
-            if all(v == HIDDEN for v in vs):
-                total += f.reshape(n, -1) if vs else f[:, None]
-            else:
-                factors.append((vs, f))
-        for vs, f in _eliminate_all(factors, cards):
-            total += f.reshape(n, -1) if vs else f[:, None]
-        out[sel] = total
+        scopes = [tuple(c for c in fam if c == HIDDEN or c in missing) for fam in fams]
+        peak = _elimination_peak([vs for vs in scopes if any(v != HIDDEN for v in vs)], cards)
+        per_row = 8 * max(peak, K)
+        if per_row > MAX_ELIMINATION_BYTES:
+            raise ValueError(_elimination_message(layout, missing, peak, rows[sel[0]]))
+        # the rows of one pattern go through the elimination together, in chunks that keep every step's operands
+        # and result under MAX_ELIMINATION_BYTES (the row axis is independent: the same numbers for any chunking)
+        step = max(1, MAX_ELIMINATION_BYTES // per_row)
+        for c0 in range(0, sel.shape[0], step):
+            part = sel[c0:c0 + step]
+            out[part] = _pattern_log_joint(rows[part], codes, fams, blocks, missing, cards, K)
     return out
+
+
+#: Most bytes one step of the exact elimination may hold (the operands and the result of one ``einsum``, for all
+#: rows processed together). The rows of a missingness pattern are processed in chunks that stay under it; a
+#: pattern that needs more than this for a single row is refused with a ValueError naming the columns (before,
+#: one such pattern asked a 77-row microarray K2 network for 206 GiB). Raise it
+#: (``pgmpy_ext.models._marginal.MAX_ELIMINATION_BYTES = ...``) on a machine that has the memory.
+MAX_ELIMINATION_BYTES = 1 << 30
+
+
+def _pattern_log_joint(r, codes, fams, blocks, missing, cards, K) -> np.ndarray:
+    """``log p(H=h, x_observed)`` of the rows ``r``, which share the missing columns ``missing``."""
+    n = r.shape[0]
+    total = np.zeros((n, K), dtype=np.float64)
+    factors = []
+    for fam, block in zip(fams, blocks):
+        obs = [a for a, c in enumerate(fam) if c != HIDDEN and c not in missing]
+        rest = [a for a, c in enumerate(fam) if c == HIDDEN or c in missing]
+        t = np.transpose(block, obs + rest)
+        if obs:
+            f = t[tuple(codes[r, fam[a]] for a in obs)]
+        else:
+            f = np.broadcast_to(t, (n,) + t.shape)
+        vs = tuple(fam[a] for a in rest)
+        if all(v == HIDDEN for v in vs):
+            total += f.reshape(n, -1) if vs else f[:, None]
+        else:
+            factors.append((vs, f))
+    for vs, f in _eliminate_all(factors, cards):
+        total += f.reshape(n, -1) if vs else f[:, None]
+    return total
+
+
+def _elimination_peak(scopes: list, cards: dict) -> int:
+    """Cells per row of the largest step of :func:`_eliminate_all` on factors with these scopes: the union of the
+    scopes of the factors one elimination multiplies, times the number of arrays that step holds (its operands
+    and its result), with the same greedy order, on scopes only (no numbers are computed)."""
+    live = dict(enumerate(scopes))
+    by_var: dict = {}
+    for fid, vs in live.items():
+        for u in vs:
+            by_var.setdefault(u, set()).add(fid)
+    next_id = len(live)
+
+    def size(vars_) -> int:
+        out = 1
+        for x in vars_:
+            out *= int(cards[x])
+        return out
+
+    def cost(var):
+        return size(set().union(*(live[f] for f in by_var[var])) - {var})
+
+    peak = max((size(vs) for vs in scopes), default=1)
+    costs = {v: cost(v) for v in by_var if v != HIDDEN}
+    while costs:
+        var = min(costs, key=lambda v: (costs[v], v))
+        ids = sorted(by_var.pop(var))
+        union = set().union(*(live[f] for f in ids))
+        keep = tuple(u for u in union if u != var)
+        peak = max(peak, size(union) * (len(ids) + 1))
+        touched = set()
+        for f in ids:
+            for u in live.pop(f):
+                if u != var:
+                    by_var[u].discard(f)
+                    touched.add(u)
+        live[next_id] = keep
+        for u in keep:
+            by_var[u].add(next_id)
+        next_id += 1
+        del costs[var]
+        for u in touched - {HIDDEN}:
+            costs[u] = cost(u)
+    return peak
+
+
+def _elimination_message(layout: NetworkLayout, missing: set, peak: int, row: int) -> str:
+    names = [layout.columns[c] for c in sorted(missing)]
+    shown = ", ".join(repr(c) for c in names[:8]) + (f", ... ({len(names)} columns)" if len(names) > 8 else "")
+    return (f"row {row}: summing out its missing or unseen cells ({shown}) exactly needs a factor of {peak:,} "
+            f"cells ({peak * 8 / 2**30:.1f} GiB for this one row) in this network, more than "
+            f"pgmpy_ext.models._marginal.MAX_ELIMINATION_BYTES = {MAX_ELIMINATION_BYTES / 2**30:.1f} GiB; it is "
+            "refused before allocating. Such cells are usually values the model never saw (a column that arrived "
+            "in another type, see the UnseenValuesWarning) or many missing cells in a densely connected network: "
+            "fix the column's type, impute the cells, use a sparser structure (fewer parents, or a one-dependence "
+            "learner such as TAN, which sums cells out in linear time), or raise MAX_ELIMINATION_BYTES.")
 
 
 def _eliminate_all(factors: list, cards: dict) -> list:

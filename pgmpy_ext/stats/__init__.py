@@ -36,11 +36,13 @@ from pgmpy_ext.stats._information import cmi_matrix, mi_matrix
 from pgmpy_ext.stats._posterior import (
     HIDDEN,
     CLLResult,
+    ColumnPlan,
     EStepResult,
     NetworkLayout,
     conditional_log_likelihood,
     estep_accumulate,
     log_joint_batch,
+    log_joint_columns,
     posterior_batch,
 )
 from pgmpy_ext.stats._scores import SCORE_KINDS, FamilyCounter, local_score
@@ -51,8 +53,8 @@ __all__ = ["PairwiseCounts", "UniqueRows", "family_counts", "family_counts_codes
            "pair_offsets",
            "pairwise_counts", "unique_rows", "key_words", "merge_unique_rows"]
 __all__ += ["cmi_matrix", "mi_matrix", "SCORE_KINDS", "FamilyCounter", "local_score"]
-__all__ += ["HIDDEN", "CLLResult", "EStepResult", "NetworkLayout", "conditional_log_likelihood", "estep_accumulate",
-            "log_joint_batch", "posterior_batch"]
+__all__ += ["HIDDEN", "CLLResult", "ColumnPlan", "EStepResult", "NetworkLayout", "conditional_log_likelihood",
+            "estep_accumulate", "log_joint_batch", "log_joint_columns", "posterior_batch"]
 __all__ += ["LOO_LOG_FLOOR", "LOO_TIE_RTOL", "LeaveOneOutNB"]
 __all__ += ["TMData", "TMEvaluation"]
 __all__ += ["MultinetLayout", "argmax_labels", "multinet_counts_from_pairs", "multinet_log_joint", "normalize_blocks",

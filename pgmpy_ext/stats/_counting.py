@@ -10,7 +10,7 @@ import numpy as np
 
 from pgmpy_ext._core import _counting
 from pgmpy_ext.data import EncodedData, kernel_codes
-from pgmpy_ext.utils.validation import effective_n_threads
+from pgmpy_ext.utils.validation import threads_for_rows
 
 __all__ = ["family_counts", "family_counts_codes", "family_counts_many", "pair_offsets",
            "pairwise_counts", "PairwiseCounts", "unique_rows", "UniqueRows", "key_words", "merge_unique_rows",
@@ -112,7 +112,7 @@ def family_counts(data: EncodedData, child, parents: Sequence = (), weights=None
     return out.reshape(tuple(data.cards[cols]))
 
 
-def family_counts_many(data: EncodedData, families: Sequence[tuple], weights=None) -> list:
+def family_counts_many(data: EncodedData, families: Sequence[tuple], weights=None, *, n_jobs: int = 1) -> list:
     """Counts of many families in one pass over the rows (same tables as :func:`family_counts` with
     ``sort_parents=False``, each shaped ``(card(child), *card(parents))`` in the given parent order).
 
@@ -123,6 +123,9 @@ def family_counts_many(data: EncodedData, families: Sequence[tuple], weights=Non
         Column labels; ``parents`` is a sequence (possibly empty) in the order the table should use.
     weights : array-like of shape (n_rows,), optional
         Overrides ``data.weights``.
+    n_jobs : int, default 1
+        Threads over row ranges for unweighted counts (integer tables: the same counts for every value); weighted
+        counts are summed on one thread, in row order.
 
     Examples
     --------
@@ -136,15 +139,16 @@ def family_counts_many(data: EncodedData, families: Sequence[tuple], weights=Non
     cols: list[int] = []
     shapes = []
     labels = []
-    for child, parents in families:
-        parents = list(parents)
-        labels.append([child, *parents])
-        if child in parents:
+    cards_list = data.cards.tolist()
+    for child, parents in families:  # plain Python per family (thousands of families on wide data)
+        fam = [child, *parents]
+        labels.append(fam)
+        if child in fam[1:]:
             raise ValueError(f"Column {child!r} cannot be its own parent.")
-        idx = data.indices([child, *parents])
-        cols.extend(idx.tolist())
+        idx = [data.index(c) for c in fam]
+        cols.extend(idx)
         fam_ptr.append(len(cols))
-        shapes.append(tuple(int(c) for c in data.cards[idx]))
+        shapes.append(tuple(cards_list[k] for k in idx))
     cols_np = np.asarray(cols, dtype=np.intp)
     cards_np = data.cards[cols_np] if cols else np.zeros(0, dtype=np.intp)
     sizes = [math.prod(s) for s in shapes]
@@ -157,7 +161,8 @@ def family_counts_many(data: EncodedData, families: Sequence[tuple], weights=Non
     np.cumsum(sizes, out=tab[1:]) if shapes else None
     out = np.zeros(int(tab[-1]), dtype=np.float64)
     _counting.family_counts_multi(data.kernel_codes, np.asarray(fam_ptr, dtype=np.intp), cols_np,
-                                  np.ascontiguousarray(cards_np, dtype=np.intp), tab, data.kernel_weights(weights), out)
+                                  np.ascontiguousarray(cards_np, dtype=np.intp), tab, data.kernel_weights(weights), out,
+                                  threads_for_rows(n_jobs, data.n_rows))
     return [out[tab[k]:tab[k + 1]].reshape(shape) for k, shape in enumerate(shapes)]
 
 
@@ -271,7 +276,7 @@ def pairwise_counts(data: EncodedData, features: Sequence | None = None, cond=No
                          f"({int(cards[b])} states): {_gib(int(cards[a]) * int(cards[b]) * ccard * 8)}.")
     out = np.zeros(int(off[-1]), dtype=np.float64)
     _counting.pairwise_counts(data.kernel_codes, fidx, cards, cidx, ccard, data.kernel_weights(weights), off, out,
-                              effective_n_threads(n_jobs))
+                              threads_for_rows(n_jobs, data.n_rows))
     return PairwiseCounts(out, off, cards, ccard, features)
 
 

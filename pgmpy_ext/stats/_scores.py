@@ -117,6 +117,12 @@ def _score_table(kind: str, table: np.ndarray, q_total: float, n_total: float | 
     return _scores.bdeu_from_counts(table, ess, q_total, observed_only)
 
 
+#: Families of at most one parent served one at a time before all pair tables are counted in one pass.
+_PAIR_WARMUP = 24
+#: Most float64 cells of all pair tables together for that pass (128 MiB).
+_PAIR_MAX_CELLS = 1 << 24
+
+
 class FamilyCounter:
     """Count tables of many families of one data set, from a column-major copy of its codes.
 
@@ -160,6 +166,15 @@ class FamilyCounter:
         self._labels = list(data.columns)
         n_rows = data.n_rows
         self.dense_max_cells = max(65536, 2 * n_rows) if dense_max_cells is None else int(dense_max_cells)
+        # Searches score the families of one and two columns of every variable: after _PAIR_WARMUP of them, every
+        # pair table is counted in one pass (pairwise_counts) and every one-column table in another
+        # (family_counts_many), when they fit in _PAIR_MAX_CELLS, and served from there (the same integer, or
+        # row-order weighted, sums)
+        self._data = data
+        self._weights_arg = weights
+        self._pair_requests = 0
+        self._pairs = None
+        self._singles = None
 
     @property
     def n_rows(self) -> int:
@@ -178,6 +193,10 @@ class FamilyCounter:
             Number of parent configurations in all (product of the parents' cardinalities).
         """
         cards = self._cards
+        if len(parents) <= 1:
+            got = self._from_pairs(child, parents)
+            if got is not None:
+                return got
         k_cards = [cards[child], *(cards[p] for p in parents)]
         q_total = math.prod(k_cards[1:])
         size = k_cards[0] * q_total
@@ -189,6 +208,38 @@ class FamilyCounter:
             _scores.family_counts_colmajor(self.codes_t, cols, np.array(k_cards, dtype=np.intp), self._weights, out)
             return out.reshape(k_cards[0], q_total), q_total
         return self._sparse_table(cols, k_cards), q_total
+
+    def _from_pairs(self, child: int, parents) -> tuple[np.ndarray, int] | None:
+        """The table of a family of one or two columns from the bulk tables (built at the _PAIR_WARMUP-th
+        request when they fit), or None."""
+        if self._pairs is None:
+            self._pair_requests += 1
+            if self._pair_requests != _PAIR_WARMUP:
+                return None
+            self._build_pairs()
+            if self._pairs is None:
+                return None
+        if self._pairs is False:
+            return None
+        cards = self._cards
+        if not parents:
+            return self._singles[child].reshape(cards[child], 1).copy(), 1
+        p = int(parents[0])
+        if p == child:
+            return None
+        t = self._pairs.table(child, p)[:, :, 0]
+        return np.ascontiguousarray(t), cards[p]
+
+    def _build_pairs(self) -> None:
+        from pgmpy_ext.stats._counting import family_counts_many, pair_offsets, pairwise_counts
+
+        data = self._data
+        if int(pair_offsets(self.cards)[-1]) > _PAIR_MAX_CELLS or data.n_cols < 2:
+            self._pairs = False
+            return
+        self._pairs = pairwise_counts(data, list(data.columns), weights=self._weights_arg)
+        singles = family_counts_many(data, [(c, []) for c in data.columns], self._weights_arg)
+        self._singles = [np.asarray(t, dtype=np.float64) for t in singles]
 
     def _what(self, cols: np.ndarray) -> str:
         labels = self._labels

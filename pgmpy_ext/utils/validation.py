@@ -246,3 +246,21 @@ def effective_n_threads(n_jobs: int | None) -> int:
     if n_jobs < 0:
         return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
     return max(1, int(n_jobs))
+
+
+#: Rows a thread of a row-parallel pass must get before a second thread is started (below it the thread start-up
+#: and the second core's cold caches cost about what the work saved: a classifier's 100k-row predict stays on one
+#: thread, so n_jobs=2 is never slower there, and 1M-row passes use both cores).
+MIN_ROWS_PER_THREAD = 65536
+
+
+def threads_for_rows(n_jobs: int | None, n_rows: int, min_rows: int | None = None) -> int:
+    """Threads for a pass over ``n_rows`` rows: :func:`effective_n_threads` of ``n_jobs``, but no more than one per
+    ``min_rows`` rows (default :data:`MIN_ROWS_PER_THREAD`, read at call time) and at least 1. Results never
+    depend on it (the kernels are bit-identical for every thread count); only whether a second core pays does.
+
+    >>> threads_for_rows(2, 1_000_000, 32768), threads_for_rows(2, 40_000, 32768), threads_for_rows(-1, 10, 32768)
+    (2, 1, 1)
+    """
+    min_rows = MIN_ROWS_PER_THREAD if min_rows is None else min_rows
+    return max(1, min(effective_n_threads(n_jobs), int(n_rows) // max(int(min_rows), 1)))

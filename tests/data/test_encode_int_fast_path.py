@@ -31,7 +31,8 @@ def test_plain_int_columns_encode_like_the_general_path(seed):
             cols[f"a{j}"] = rng.choice(["x", "y"], n)  # breaks the blocks of integer columns
     df = pd.DataFrame(cols, index=rng.permutation(n) + 100)
     before = df.copy()
-    got, ref = encode(df), encode(_general(df))
+    # the numeric-column rule is not what is compared here (40 values on 60 rows would be refused)
+    got, ref = encode(df, max_numeric_states=None), encode(_general(df), max_numeric_states=None)
     pd.testing.assert_frame_equal(df, before)
     assert np.array_equal(got.codes, ref.codes)
     assert got.states == ref.states
@@ -40,8 +41,8 @@ def test_plain_int_columns_encode_like_the_general_path(seed):
 
 def test_fast_path_applies_the_numeric_column_rule_and_respects_declared_states():
     df = pd.DataFrame({"ok": np.arange(60) % 3, "amount": np.arange(60) * 10})
-    with pytest.raises(ValueError, match=r"Column 'amount' is numeric with 60 distinct values, more than "
-                                         r"max_numeric_states=50"):
+    with pytest.raises(ValueError, match=r"Column 'amount' is numeric with 60 distinct values, more than the limit of "
+                                         r"12 states for 60 rows"):
         encode(df)
     enc = encode(df, states={"amount": list(range(0, 600, 10)) + [-1]})  # declared: categorical, general path
     assert enc.states[1][-1] == -1
@@ -79,3 +80,19 @@ def test_category_columns_sharing_a_dtype_encode_like_separate_columns():
     assert enc.states[df.columns.get_loc("rev")] == [2, 1, 0]
     with pytest.raises(ValueError, match=r"Column 's_nan' has a missing value"):
         encode(df)
+
+
+def test_block_path_bounds_its_tables_and_gives_the_same_codes(monkeypatch):
+    """Issue 24 item 5: the presence tables of a block of integer columns are built a chunk of columns at a time
+    under _BLOCK_CELLS cells (77 rows of values up to 16,000 would otherwise ask for 65M cells per 4,096 columns)."""
+    import pgmpy_ext.data._encoded as enc
+
+    rng = np.random.default_rng(2)
+    D = rng.integers(20, 16000, (40, 300))
+    D[:, ::7] = rng.integers(0, 5, (40, 43))
+    df = pd.DataFrame(D, columns=[f"g{i}" for i in range(300)])
+    ref = encode(_general(df), max_numeric_states=None)
+    monkeypatch.setattr(enc, "_BLOCK_CELLS", 50_000)  # a few columns per chunk
+    got = encode(df, max_numeric_states=None)
+    assert np.array_equal(got.codes, ref.codes)
+    assert got.states == ref.states

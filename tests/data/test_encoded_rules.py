@@ -116,12 +116,16 @@ def test_numeric_rule_exemptions_and_override():
                        "objint": pd.Series(list(many), dtype=object)})
     assert encode(df).cards.tolist() == [200, 200, 2, 200]  # category, str, bool, object: never refused
     num = pd.DataFrame({"x": many})
-    assert encode(num, max_numeric_states=200).cards.tolist() == [200]
     assert encode(num, max_numeric_states=None).cards.tolist() == [200]
     assert encode(num, states={"x": list(range(200))}).cards.tolist() == [200]  # declared states = categorical
+    tall = pd.DataFrame({"x": np.tile(many, 5)})  # 200 values on 1,000 rows: one value per 5 rows
+    assert encode(tall, max_numeric_states=200).cards.tolist() == [200]
     with pytest.raises(ValueError, match=r"Column 'x' is numeric with 200 distinct values, more than "
                                          r"max_numeric_states=199"):
-        encode(num, max_numeric_states=199)
+        encode(tall, max_numeric_states=199)
+    with pytest.raises(ValueError, match=r"Column 'x' is numeric with 200 distinct values, more than the limit of 40 "
+                                         r"states for 200 rows \(at most one value per 5 rows"):
+        encode(num, max_numeric_states=200)
     with pytest.raises(ValueError, match=r"max_numeric_states == 0, must be >= 1"):
         encode(num, max_numeric_states=0)
     with pytest.raises(TypeError, match=r"max_numeric_states must be an int or None, got float"):
@@ -156,3 +160,27 @@ def test_numeric_columns_to_discretize():
     assert encode(df.drop(columns=refused)).n_cols == len(df.columns) - len(refused)
     with pytest.raises(TypeError, match="expected a pandas DataFrame"):
         numeric_columns_to_discretize(np.zeros((2, 2)))
+
+
+# ---------------------------------------------------------------- the row-count part of the rule (issue 24)
+def test_numeric_rule_looks_at_the_rows():
+    from pgmpy_ext.data import MIN_NUMERIC_STATES, ROWS_PER_NUMERIC_STATE, check_numeric_columns, numeric_state_limit
+
+    assert (MIN_NUMERIC_STATES, ROWS_PER_NUMERIC_STATE) == (10, 5)
+    assert [numeric_state_limit(n) for n in (5, 20, 77, 155, 249, 250, 10**6)] == [10, 10, 15, 31, 49, 50, 50]
+    rng = np.random.default_rng(0)
+    # issue 24: a microarray's integer expression values, 50 distinct values on 77 rows, are not categorical
+    genes = pd.DataFrame({"g1": rng.permutation(np.r_[np.arange(50), rng.integers(0, 50, 27)]) * 13 + 20,
+                          "flag": rng.integers(0, 2, 77), "grade": rng.integers(0, 10, 77)})
+    with pytest.raises(ValueError, match=r"Column 'g1' is numeric with 50 distinct values, more than the limit of 15 "
+                                         r"states for 77 rows"):
+        encode(genes)
+    with pytest.raises(ValueError, match=r"the limit of 15 states for 77 rows"):
+        check_numeric_columns(genes)
+    assert numeric_columns_to_discretize(genes) == ["g1"]  # the discretisers' default columns: the same rule
+    assert encode(genes.drop(columns="g1")).cards.tolist() == [2, 10]  # up to 10 values always pass
+    assert encode(genes.iloc[:20].drop(columns="g1")).cards.tolist()[1] <= 10
+    # the same column on 250 rows (50 values, 5 rows each) is categorical
+    tall = pd.DataFrame({"g1": np.tile(np.arange(50), 5)})
+    assert encode(tall).cards.tolist() == [50]
+    assert numeric_columns_to_discretize(tall) == []

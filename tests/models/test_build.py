@@ -189,3 +189,20 @@ def test_em_style_round_trip_latent_class(asia_df):
     model.add_edges_from([("H", f) for f in feats])
     model.add_cpds(*cpds_from_layout(layout, probs, states))
     assert model.check_model()
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.5, 1.0])
+def test_stacked_normalisation_equals_normalize_columns(alpha):
+    """Issue 25: network_tables normalises every table of one shape at once; the numbers are normalize_columns',
+    bit for bit (row counts from 1 to 12, all-zero columns included)."""
+    from pgmpy_ext.models._build import normalize_stacked_columns
+    from pgmpy_ext.utils import normalize_columns
+
+    rng = np.random.default_rng(int(alpha * 10))
+    for r in (1, 2, 3, 7, 8, 9, 12):
+        for q in (1, 2, 5):
+            stack = rng.integers(0, 4, (20, r, q)).astype(float) * rng.random((20, r, q))
+            stack[3, :, 0] = 0.0  # an unseen parent configuration
+            got = normalize_stacked_columns(stack, alpha)
+            for k in range(stack.shape[0]):
+                np.testing.assert_array_equal(got[k], normalize_columns(stack[k], alpha))

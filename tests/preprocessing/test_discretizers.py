@@ -210,7 +210,7 @@ def mixed_frame(rng):
     n = 60
     return pd.DataFrame({
         "height": rng.normal(170, 10, n),                            # float with fractions: discretised
-        "age": rng.integers(18, 80, n),                              # int: passes through (default)
+        "age": rng.integers(18, 80, n),                              # int, ~40 values on 60 rows: cut too
         "count": rng.integers(0, 3, n).astype(float),                # whole-number floats: pass through
         "colour": pd.Categorical(rng.choice(["r", "g"], n)),         # categorical: passes through
         "weight": rng.normal(70, 8, n),
@@ -225,10 +225,11 @@ def test_default_columns_output_and_no_mutation(make, mixed_frame):
     disc = make().fit(X, y)
     out = disc.transform(X)
     pd.testing.assert_frame_equal(X, before)                        # the caller's data is untouched
-    assert disc.columns_ == ["height", "weight"]
+    # issue 24: an integer column with more values than numeric_state_limit allows (12 on 60 rows) is cut too
+    assert disc.columns_ == ["height", "age", "weight"]
     assert list(out.columns) == list(X.columns)
     assert out.index.equals(X.index)
-    for c in ("age", "count", "colour"):
+    for c in ("count", "colour"):
         pd.testing.assert_series_equal(out[c], X[c])
     for c in disc.columns_:
         assert isinstance(out[c].dtype, pd.CategoricalDtype)
@@ -281,7 +282,7 @@ def test_columns_option(mixed_frame):
     assert EqualWidthDiscretizer(5, columns="numeric").fit(X).columns_ == ["height", "age", "weight"]
     assert EqualWidthDiscretizer(2, columns="numeric").fit(X).columns_ == ["height", "age", "count", "weight"]
     assert EqualWidthDiscretizer(5, columns=["weight", "age"]).fit(X).columns_ == ["age", "weight"]  # input order
-    no_float = X[["age", "colour"]]
+    no_float = X[["count", "colour"]]
     disc = EqualFrequencyDiscretizer().fit(no_float)                  # nothing to discretise: passthrough
     assert disc.columns_ == []
     pd.testing.assert_frame_equal(disc.transform(no_float), no_float)
@@ -463,3 +464,52 @@ def test_refit_is_idempotent_and_pickles(make, rng):
     restored = pickle.loads(pickle.dumps(disc))
     pd.testing.assert_frame_equal(restored.transform(X), first)
     assert all(isinstance(first[c].dtype, pd.CategoricalDtype) for c in X.columns)
+
+
+@pytest.mark.parametrize("strategy", ["quantile", "uniform"])
+@pytest.mark.parametrize("n_bins", [2, 3, 5, 10])
+def test_vectorised_edges_are_kbins_edges_bit_for_bit(strategy, n_bins):
+    """Issue 25: the edges of every column at once are scikit-learn's per-column edges, bit for bit (ties, constant
+    columns, heavy repeats, tiny bins removed); and the all-columns binning of wide data equals searchsorted."""
+    import warnings
+
+    from sklearn.preprocessing import KBinsDiscretizer
+
+    from pgmpy_ext.preprocessing._binning import _kbins_edges, _kbins_kwargs
+
+    rng = np.random.default_rng(n_bins)
+    n = 77
+    cols = [rng.normal(size=n), np.round(rng.normal(size=n), 1), np.full(n, 3.0), rng.integers(0, 3, n) * 1.0,
+            np.exp(rng.normal(6, 1.5, n)).round(), np.r_[np.zeros(70), rng.normal(size=7)], rng.random(n) * 1e-9]
+    values = np.column_stack(cols * 14)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = KBinsDiscretizer(n_bins=n_bins, **_kbins_kwargs(strategy)).fit(values).bin_edges_
+    got = _kbins_edges(values, n_bins, strategy)
+    assert len(got) == len(ref)
+    for g, r in zip(got, ref):
+        assert_array_equal(g, r)
+    disc = (EqualFrequencyDiscretizer if strategy == "quantile" else EqualWidthDiscretizer)(n_bins)
+    X = pd.DataFrame(values, columns=[f"c{j}" for j in range(values.shape[1])])
+    X.iloc[3, 5] = np.nan
+    out = disc.fit(X).transform(X)
+    for c in disc.columns_:
+        expect = np.searchsorted(disc.cut_points_[c], X[c].to_numpy(), side="right")
+        expect[np.isnan(X[c].to_numpy())] = -1
+        assert_array_equal(out[c].cat.codes.to_numpy(), expect)
+    assert len(disc.columns_) >= 64  # the all-columns binning was taken
+
+
+def test_kbins_attribute_is_a_working_kbins_discretizer():
+    X = pd.DataFrame({"a": np.linspace(0, 1, 40), "b": np.r_[np.zeros(28), np.arange(12.0)] + 0.5})
+    disc = EqualFrequencyDiscretizer(4).fit(X)
+    from sklearn.preprocessing import KBinsDiscretizer
+
+    assert disc.columns_ == ["a", "b"]
+    assert isinstance(disc.kbins_, KBinsDiscretizer)
+    assert disc.kbins_ is disc.kbins_
+    assert_array_equal(disc.kbins_.transform(X.to_numpy()), disc.transform(X).apply(lambda s: s.cat.codes).to_numpy())
+    Xm = X.copy()
+    Xm.iloc[0, 0] = np.nan
+    with pytest.raises(AttributeError, match="has no attribute 'kbins_'"):
+        EqualFrequencyDiscretizer(4).fit(Xm).kbins_
