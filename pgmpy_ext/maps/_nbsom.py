@@ -17,7 +17,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from pgmpy_ext.data import PARAMETER_VOCABULARY
+from pgmpy_ext.data import PARAMETER_VOCABULARY, check_unique_columns, refuse_dask
 from pgmpy_ext.stats import NBMState, grid_coordinates
 from pgmpy_ext.utils import (
     Interval,
@@ -214,7 +214,11 @@ def _fit_nbm_start(Z, kw, rng):
 # ------------------------------------------------------------------------------------------- scikit-learn face
 def _check_continuous(est, X, *, reset: bool) -> np.ndarray:
     """Continuous float64 array from X; a clear error for categorical/string columns and missing values."""
+    refuse_dask(est, X, method="fit" if reset else "predict")
     if isinstance(X, pd.DataFrame):
+        check_unique_columns(X, "NaiveBayesMap")
+        if X.shape[1] == 0:
+            raise ValueError("X has no columns (0 features); NaiveBayesMap needs at least one numeric column.")
         for col in X.columns:
             s = X[col]
             if isinstance(s.dtype, pd.CategoricalDtype) or not (pd.api.types.is_numeric_dtype(s.dtype)
@@ -393,8 +397,8 @@ class NaiveBayesMap(ClusterMixin, TransformerMixin, BaseEstimator):
         if const.size:
             names = list(getattr(self, "feature_names_in_", [])) or [f"x{i}" for i in range(Xa.shape[1])]
             c = int(const[0])
-            raise ValueError(f"Column {names[c]!r} is constant (every value is {Xa[0, c]!r}); a constant column has "
-                             "no variance for a map to learn. Drop it.")
+            raise ValueError(f"Column {names[c]!r} is constant (every value is {float(Xa[0, c])!r}); a constant "
+                             "column has no variance for a map to learn. Drop it.")
         if self.standardize:
             self.center_, self.scale_ = Xa.mean(axis=0), sd
         else:

@@ -29,7 +29,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_scalar
 
 from pgmpy_ext._compat import DAG, DiscreteBayesianNetwork, DiscreteParameterEstimator
-from pgmpy_ext.data import PARAMETER_VOCABULARY, EncodedData, encode
+from pgmpy_ext.data import PARAMETER_VOCABULARY, EncodedData, check_pgmpy_data, encode, pgmpy_state_names
 from pgmpy_ext.models import cpds_from_counts, sorted_parents
 from pgmpy_ext.parameters._tm_solvers import (
     LBFGS_COORDINATES,
@@ -484,11 +484,33 @@ class TMEstimator(DiscreteParameterEstimator):
         self
         """
         self._check_params()
+        # dask, duplicated columns, no rows, missing cells: one clear message each, before pgmpy reads the data
+        check_pgmpy_data(self, data, complete=list(getattr(model, "nodes", list)()),
+                         reason="the conditional log-likelihood is a sum over whole training rows")
         self._initialize_fit(model, data, sample_weight=sample_weight)
         nodes = list(self._model.nodes())
         states = {v: self.state_names_[v] for v in nodes}
         encoded = encode(self._data[nodes], states=states, missing="error")
+        if self.class_node in encoded.columns:
+            k = list(encoded.columns).index(self.class_node)
+            seen = np.unique(encoded.codes[:, k])
+            if seen.size < 2:
+                raise ValueError(f"class_node {self.class_node!r} has a single value "
+                                 f"{encoded.states[k][int(seen[0])]!r} in the data (1 class); the TM maximises the "
+                                 "conditional likelihood of the class and needs at least 2 classes.")
         return self._fit_encoded(encoded, self._sample_weight)
+
+    def _build_fitted_state_names(self, model, data) -> dict:
+        """pgmpy's state names (declared ones kept, else the sorted observed values), total for columns that mix
+        types (``1`` and ``"1"``), whose sort fails in pgmpy: those get the classifiers' order
+        (:func:`pgmpy_ext.data.pgmpy_state_names`); an unhashable cell gets the encoder's message."""
+        columns = [v for v in data.columns if v in model.nodes()]
+        declared = self.state_names if isinstance(self.state_names, dict) else None
+        out = pgmpy_state_names(data[columns], declared)
+        for v in model.nodes():
+            if v not in out and declared is not None and v in declared:
+                out[v] = list(declared[v])
+        return out
 
     def fit_encoded(self, model, data: EncodedData, sample_weight=None):
         """Like :meth:`fit` on already encoded data (what the pgmpy-ext classifiers call; the states of ``data``

@@ -284,6 +284,9 @@ def as_genotypes(X, *, ploidy: int | None = None, loci=None, individuals=None, p
             loci = list(X.columns) if loci is None else loci
             frame_index = X.index.to_numpy()
             arr = X.to_numpy()
+        elif hasattr(X, "toarray") and hasattr(X, "nnz"):  # a scipy sparse matrix
+            raise TypeError("sparse genotypes are not supported: pass a dense dosage matrix (X.toarray()) or a "
+                            "DataFrame.")
         else:
             arr = np.asarray(X)
         if arr.ndim == 3:
@@ -312,6 +315,15 @@ def as_genotypes(X, *, ploidy: int | None = None, loci=None, individuals=None, p
             n_loci = arr.shape[1]
         elif arr.ndim == 2:
             p = 2 if ploidy is None else int(ploidy)
+            if arr.shape[1] == 0:
+                raise ValueError(f"Found array with 0 feature(s) (shape={arr.shape}) while a minimum of 1 is "
+                                 "required: the genotypes have no locus (0 columns); give at least one locus.")
+
+            def _where(d, i):  # the user's locus name and individual label of a cell, for messages
+                lab = frame_index[d] if frame_index is not None else d
+                lab = lab.item() if isinstance(lab, np.generic) else lab
+                return (loci[i] if loci is not None and i < len(loci) else f"L{i}"), lab
+
             if arr.dtype.kind in "iufb":  # numbers already: no per-cell conversion
                 num = arr.astype(np.float64)
                 bad_type = np.zeros(arr.shape, dtype=bool)
@@ -320,17 +332,18 @@ def as_genotypes(X, *, ploidy: int | None = None, loci=None, individuals=None, p
                 bad_type = np.isnan(num) & ~pd.isna(pd.DataFrame(arr)).to_numpy()
             if bad_type.any():
                 d, i = np.argwhere(bad_type)[0]
-                raise TypeError(f"dosage matrix cell ({d}, {i}) holds {arr[d, i]!r}; dosages are numbers "
-                                f"0..{p} (NaN, {missing_code} or -1 = missing).")
+                locus, lab = _where(d, i)
+                raise TypeError(f"locus {locus!r} holds {arr[d, i]!r} at individual {lab!r}; dosages are numbers "
+                                f"0..{p} (NaN, {missing_code} or -1 = missing). Correct the value or drop the locus.")
             miss_g = np.isnan(num) | (num == missing_code) | (num == -1)
             ok = ~miss_g
             bad = ok & ((num < 0) | (num > p) | (num != np.round(num)))
             if bad.any():
                 d, i = np.argwhere(bad)[0]
-                lab = frame_index[d] if frame_index is not None else d
+                locus, lab = _where(d, i)
                 raise ValueError(f"allele code out of range: dosage {num[d, i]} for individual {lab!r}, locus "
-                                 f"{i}; a dosage counts alternative alleles, 0..{p} for ploidy {p}. Pass the right "
-                                 f"ploidy, or a 3-d (individuals, loci, ploidy) array for multi-allelic loci.")
+                                 f"{locus!r}; a dosage counts alternative alleles, 0..{p} for ploidy {p}. Pass the "
+                                 "right ploidy, or a 3-d (individuals, loci, ploidy) array for multi-allelic loci.")
             dose = np.where(ok, num, 0).astype(np.int8 if p <= 127 else np.int64)
             n_loci = arr.shape[1]
             names = loci if loci is not None else [f"L{i}" for i in range(n_loci)]

@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
 from pgmpy_ext.clustering import LATENT_POLICIES, latent_class_data
-from pgmpy_ext.data import PARAMETER_VOCABULARY
+from pgmpy_ext.data import PARAMETER_VOCABULARY, check_unique_columns, refuse_dask
 from pgmpy_ext.models import cpds_from_counts
 from pgmpy_ext.popgen._engine import (
     CodesSource,
@@ -285,6 +286,12 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
                               "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
                               "structure_prior": [Interval(numbers.Real, 0, 1)]}
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # NaN (and -9) is a missing allele, summed out exactly
+        tags.input_tags.positive_only = True  # a dosage counts alleles: 0..ploidy
+        return tags
+
     def __init__(self, n_clusters=2, *, ploidy=2, missing="impute", init="svd", n_init=1, policy="best",
                  stopping="loglik", tol=1e-7, accelerate="squarem", memberships="predictive", alpha=1.0,
                  structure_prior=0.5, max_iter=1000, random_state=None, n_jobs=None, show_progress=False,
@@ -355,9 +362,13 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         self._check_params()
         from pgmpy_ext.dask import is_dask_collection
 
-        if is_dask_collection(X):
-            return self._fit_dask(X)
+        if is_dask_collection(X) and hasattr(X, "chunks") and not hasattr(X, "columns"):
+            return self._fit_dask(X)  # a dask array of dosages; a dask DataFrame is refused
+        refuse_dask(self, X, method="fit")
+        check_unique_columns(X, "PopulationEMA (one column per locus)")
         g = as_genotypes(X, ploidy=int(self.ploidy))
+        if g.n_individuals == 0:
+            raise ValueError("X has no individuals (0 rows); PopulationEMA needs genotypes to cluster.")
         K = int(self.n_clusters)
         mask = g.polymorphic
         if not mask.any():
@@ -388,6 +399,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
                         with_resp=True)
         self.n_individuals_ = g.n_individuals
         self.n_loci_in_ = g.n_loci
+        self._loci_in = list(g.loci)  # the fitted locus names, checked against a DataFrame's columns at predict
         self.loci_mask_ = mask
         self.loci_ = loci_used
         self.cards_ = cards
@@ -502,7 +514,14 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     # ------------------------------------------------------------------ predict
     def _codes(self, X) -> np.ndarray:
         """Codes of new genotypes in the fitted loci and allele labels (unseen alleles -> missing)."""
+        refuse_dask(self, X, method="predict")
         g = as_genotypes(X, ploidy=int(self.ploidy), allow_empty_individuals=True)
+        fitted = self.__dict__.get("_loci_in")
+        if isinstance(X, pd.DataFrame) and fitted is not None and list(X.columns) != fitted:
+            new, gone = [c for c in X.columns if c not in fitted], [c for c in fitted if c not in set(X.columns)]
+            what = f"unseen at fit {new!r}, missing {gone!r}" if new or gone else "the same loci in another order"
+            raise ValueError(f"X's loci (columns) differ from those seen at fit ({what}); pass the fitted loci in "
+                             "the fitted order.")
         if g.n_loci != self.n_loci_in_:
             raise ValueError(f"X has {g.n_loci} loci, the model was fitted on {self.n_loci_in_}.")
         used = np.flatnonzero(self.loci_mask_)
@@ -519,7 +538,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
                                      f"individual {g.individuals[d]!r} that was not seen during fit (known: "
                                      f"{list(self.allele_labels_[t])}). Pass handle_unknown='ignore' to sum it out "
                                      "as a missing allele.")
-        return out.reshape(g.n_individuals, -1)
+        return out.reshape(g.n_individuals, len(used) * g.ploidy)
 
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """``log p(x_observed, C = j)`` per individual, (n_individuals, n_clusters): under the F-model predictive
@@ -570,7 +589,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
 
 def _codes_to_dosages(codes: np.ndarray, ploidy: int) -> np.ndarray | None:
     """int8 dosages (copies of code 1) of biallelic allele-copy codes, or None when a genotype is missing in part."""
-    c = codes.reshape(codes.shape[0], -1, ploidy)
+    c = codes.reshape(codes.shape[0], codes.shape[1] // ploidy, ploidy)  # explicit: 0 individuals is valid
     miss = c < 0
     n_miss = miss.sum(axis=2)
     if np.any((n_miss > 0) & (n_miss < ploidy)):
