@@ -8,6 +8,7 @@ from pgmpy_ext.experiments._seed001_tables71_72 import run as _run
 __all__ = ["run"]
 
 
-def run(output=None, **kwargs):
-    """:func:`pgmpy_ext.experiments._seed001_tables71_72.run` with ``baseline="ml"``."""
-    return _run(output, baseline="ml", **kwargs)
+def run(output=None, *, output_dir=None, **kwargs):
+    """:func:`pgmpy_ext.experiments._seed001_tables71_72.run` with ``baseline="ml"`` (report
+    ``seed001-tables7.1-7.2-ml-em.md`` in ``output_dir``, or ``output``)."""
+    return _run(output, output_dir=output_dir, baseline="ml", **kwargs)
