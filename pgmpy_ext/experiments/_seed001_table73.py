@@ -16,6 +16,7 @@ When the shared data are absent, the report says so and only the synthetic stand
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -34,8 +35,13 @@ METHODS = ["EM", "EMA (UA)", "EMA (Av)", "EMA (BC)"]
 
 
 def _shared_microarray(data_home=None) -> Path:
+    """The microarray folder: ``data_home``, else ``$PGMPY_EXT_DATA`` (as every loader reads it), else the
+    repository's ``../shared/datasets``."""
     if data_home is not None:
         return Path(data_home) / "microarray"
+    env = os.environ.get("PGMPY_EXT_DATA")
+    if env:
+        return Path(env).expanduser() / "microarray"
     return Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "microarray"
 
 
