@@ -215,3 +215,20 @@ def test_evaluate_tm_suffix_errors(csv_file, capsys):
     assert "takes no parameter estimator" in capsys.readouterr().err
     assert main(["evaluate", "--data", str(csv_file), "--target", "label", "--learners", "foo-tm"]) == 2
     assert "unknown learner(s) ['foo-tm']" in capsys.readouterr().err
+
+
+def test_tm_options_default_to_the_library(csv_file, tmp_path, capsys):
+    from pgmpy_ext.parameters import DEFAULT_PRIOR_STRENGTH, TMEstimator
+
+    base = ["evaluate", "--data", str(csv_file), "--target", "label", "--learners", "nb-tm", "--folds", "2",
+            "--bins", "3", "--no-progress"]
+    assert main(base) == 0
+    default = TMEstimator()
+    assert f"; TM solver {default.solver}, prior strength {DEFAULT_PRIOR_STRENGTH:g}" in capsys.readouterr().out
+    assert main([*base, "--tm-prior-strength", "0"]) == 0
+    assert "; TM solver lbfgs, prior strength 0" in capsys.readouterr().out
+    assert main([*base, "--tm-solver", "tm"]) == 0  # "auto": no prior for the thesis's iteration
+    assert "; TM solver tm, prior strength 0" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main([*base, "--tm-prior-strength", "-1"])
+    assert "expected 'auto' or a number >= 0, got '-1'" in capsys.readouterr().err

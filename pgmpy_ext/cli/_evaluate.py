@@ -83,9 +83,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="bins per real-valued column (default 5; not used by mdlp)")
     p.add_argument("--alpha", type=float, default=1.0,
                    help="Dirichlet pseudo-count per CPT cell of every learner (default 1.0; 0 = maximum likelihood)")
-    p.add_argument("--tm-solver", default="lbfgs", choices=["tm", "lbfgs"],
-                   help="optimiser of the '-tm' learners: L-BFGS (default; same objective, faster) or the thesis's "
-                        "TM iteration")
+    add_tm_arguments(p)
     p.add_argument("--fixed-structure", action="store_true",
                    help="learn each structure once on all the data and refit only the parameters per fold")
     p.add_argument("--dropna", action="store_true",
@@ -501,7 +499,41 @@ def resolve_learner(name: str, avail: dict | None = None) -> tuple[str, bool]:
     return None, False
 
 
-def _learners(spec: str, alpha: float, seed: int, tm_solver: str = "lbfgs") -> dict:
+def add_tm_arguments(p: argparse.ArgumentParser) -> None:
+    """``--tm-solver`` and ``--tm-prior-strength`` (shared by ``evaluate`` and ``fit``); their defaults are the
+    library's (``TMEstimator()``), resolved when a learner is built."""
+    p.add_argument("--tm-solver", default=None, choices=["tm", "lbfgs"],
+                   help="optimiser of the '-tm' learners (default: TMEstimator's, lbfgs: L-BFGS on the conditional "
+                        "log-likelihood plus a Gaussian prior around the generative parameters); tm = the thesis's "
+                        "TM iteration without a prior")
+    p.add_argument("--tm-prior-strength", default=None, type=_prior_strength,
+                   help="strength of that prior (default: TMEstimator's, 'auto' = 30 with lbfgs, none with tm; 0 = "
+                        "no prior, the thesis's objective, which overfits separable data)")
+
+
+def _prior_strength(text: str):
+    if text == "auto":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 'auto' or a number >= 0, got {text!r}") from None
+    if not (value >= 0 and np.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected 'auto' or a number >= 0, got {text!r}")
+    return value
+
+
+def tm_options(args) -> dict:
+    """The ``TMEstimator`` options the TM arguments set (the library's defaults for those left out)."""
+    out = {}
+    if getattr(args, "tm_solver", None) is not None:
+        out["solver"] = args.tm_solver
+    if getattr(args, "tm_prior_strength", None) is not None:
+        out["prior_strength"] = args.tm_prior_strength
+    return out
+
+
+def _learners(spec: str, alpha: float, seed: int, tm_kw: dict | None = None) -> dict:
     avail = available_learners()
     names = [s.strip().lower() for s in spec.split(",") if s.strip()]
     if not names:
@@ -527,8 +559,9 @@ def _learners(spec: str, alpha: float, seed: int, tm_solver: str = "lbfgs") -> d
                                   "(structuraltm already learns TM parameters).")
             from pgmpy_ext.parameters import TMEstimator
 
-            # the TM starts from the smoothed counts (alpha) and maximises the conditional likelihood
-            kw["estimator"] = TMEstimator(alpha=alpha, solver=tm_solver)
+            # the TM starts from the smoothed counts (alpha) and maximises the conditional likelihood (plus the
+            # prior's log-density around those smoothed generative parameters)
+            kw["estimator"] = TMEstimator(alpha=alpha, **(tm_kw or {}))
         out[(base.upper() if len(base) <= 4 else base) + ("-TM" if tm and len(base) <= 4 else "-tm" if tm else "")] = \
             cls(**kw)
     return out
@@ -575,7 +608,11 @@ def _protocol_line(args, n_rows: int, continuous: list, disc: str) -> str:
         what = "resubstitution (train = test)"
     line = f"# {what}, seed {args.seed}, {n_rows} rows, alpha={args.alpha}"
     if any(resolve_learner(n)[1] for n in args.learners.split(",") if n.strip()):
-        line += f"; TM solver {getattr(args, 'tm_solver', 'lbfgs')}"
+        from pgmpy_ext.parameters import TMEstimator, prior_strengths
+
+        est = TMEstimator(**tm_options(args))
+        strength = prior_strengths(est.prior_strength, est.solver)[0]
+        line += f"; TM solver {est.solver}, prior strength {strength:g}"
     if continuous:
         line += f"; {len(continuous)} real-valued column(s) cut per training fold ({disc}"
         line += ")" if disc == "mdlp" else f", {args.bins} bins)"
@@ -630,7 +667,7 @@ def run(args, out=print) -> int:
             return 0
         if args.data is None and args.dataset is None:
             raise _UsageError("give the data: --data FILE --target COLUMN, or --dataset NAME.")
-        learners = _learners(args.learners, args.alpha, args.seed, getattr(args, "tm_solver", "lbfgs"))
+        learners = _learners(args.learners, args.alpha, args.seed, tm_options(args))
         for name, learner in learners.items():
             check_learner_options(learner, f"learner {name}")
         if args.plot is not None:

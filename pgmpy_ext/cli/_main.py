@@ -27,12 +27,14 @@ from pgmpy_ext.cli._evaluate import (
     _check_picture_path,
     _UsageError,
     add_reading_arguments,
+    add_tm_arguments,
     check_learner_options,
     dropna_hint,
     int_at_least,
     n_jobs_value,
     one_line,
     row_label,
+    tm_options,
 )
 from pgmpy_ext.data import state_key
 
@@ -191,7 +193,7 @@ def _fit(args) -> int:
         if key is None:
             raise _UsageError(f"unknown learner {args.learner!r}; available: {', '.join(sorted(avail))} (each also "
                               "with a '-tm' suffix when it takes a parameter estimator).")
-        (label, clf), = _learners(args.learner, args.alpha, args.seed, args.tm_solver).items()
+        (label, clf), = _learners(args.learner, args.alpha, args.seed, tm_options(args)).items()
         extra = _learner_params(args, type(clf))
         params = clf.get_params()
         if "show_progress" in params:
@@ -230,7 +232,8 @@ def _fit(args) -> int:
         "format": _SIDECAR_FORMAT, "format_version": 1, "pgmpy_ext_version": __version__,
         "network": out_path.name, "network_format": fmt, "network_kind": kind,
         "learner": args.learner, "learner_class": type(clf).__name__, "tm": tm,
-        "tm_solver": args.tm_solver if tm else None,
+        "tm_solver": clf.estimator.solver if tm else None,
+        "tm_prior_strength": _plain(clf.estimator.prior_strength) if tm else None,
         "params": {k: v for k, v in clf.get_params(deep=False).items()
                    if (isinstance(v, (str, int, float, bool)) or v is None) and k not in ("show_progress", "n_jobs")},
         "class_node": _plain(class_node), "classes": [_plain(c) for c in clf.classes_],
@@ -542,7 +545,7 @@ def _add_fit_arguments(p: argparse.ArgumentParser) -> None:
                         "for TM parameters)")
     p.add_argument("--alpha", type=float, default=1.0,
                    help="Dirichlet pseudo-count per CPT cell (default 1.0; 0 = maximum likelihood)")
-    p.add_argument("--tm-solver", default="lbfgs", choices=["tm", "lbfgs"], help="optimiser of a '-tm' learner")
+    add_tm_arguments(p)
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="any other option of the learner, e.g. --param k=2 for kdb (repeatable)")
     p.add_argument("--seed", "--random-state", dest="seed", type=int_at_least(0), default=0,
