@@ -208,9 +208,9 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
         on each training matrix. Precomputed biclusters: a list of ``(row_indices, column_indices)`` pairs, or a
         ``(rows, columns)`` tuple of boolean arrays, positions in the ``X`` passed to ``fit``.
     estimator : classifier, optional
-        The member (cloned per dataset; ``random_state`` set from this one's). Default ``K2Classifier(alpha=0.5)`` (WEKA
-        K2, at most 5 parents, BAYES score and CPTs with alpha 0.5). Members see a DataFrame of Categorical bin
-        codes.
+        The member (cloned per dataset; ``random_state`` set from this one's). Default ``K2Classifier(alpha=0.5,
+        parent_prior="uniform")`` (WEKA K2, at most 5 parents, BAYES score and CPTs with alpha 0.5: the thesis's).
+        Members see a DataFrame of Categorical bin codes.
     imputer : transformer, optional
         Fitted on the training fold and applied to every matrix (the thesis: column means, e.g.
         ``SimpleImputer(strategy="mean")``). Without one a missing value raises a ValueError.
@@ -240,6 +240,15 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
         Rows of a member's training error (decision 13).
     max_train_error : float in [0, 1], optional
         Drop members whose training error exceeds it (the thesis's ``te``; decision 14: off).
+    guard : bool, default True
+        Guard against biclusters that carry no class signal (issue 29; not in the thesis): after the members are
+        fitted, the ensemble's out-of-member error on the training rows (each row voted on only by the members
+        that did not train on it) is compared with the stratified 5-fold cross-validated error of ``fallback`` on
+        all training rows and genes (the same bins); when the ensemble's is higher, ``fallback`` fitted on the
+        whole training fold makes the predictions. ``guard_`` reports both errors and the decision. False is the
+        thesis's BENCH (the reproductions use it).
+    fallback : classifier, optional
+        The single classifier of the guard; default ``K2Classifier()`` (the library's default single network).
     %(n_jobs)s
     random_state : None, int or numpy Generator
         Seeds the biclusterer (when it has ``random_state`` and none is set), FE caps, member sampling and members.
@@ -259,6 +268,11 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
         to it (-1 for the fallback member) and ``member_kinds_`` gives each member's kind ("FI", "FE" or "all").
     training_errors_ : float array
         Each member's training error.
+    guard_ : dict
+        ``{"enabled", "ensemble_error" (out-of-member, on the rows some member did not train on), "rows_judged",
+        "fallback_error" (5-fold CV), "used_fallback"}``; the errors are None when the guard is off or could not
+        judge (no row outside every member, or a training class with fewer than 2 rows). ``fallback_`` is the
+        fitted fallback when it is used, else None.
     biclusters_ : (rows, columns) bool arrays
         The biclusters of the training fold; ``bicluster_labels_`` and ``bicluster_pvalues_`` their labels.
     classes_, pos_label_, cuts_, imputer_, n_features_in_, feature_names_in_
@@ -299,7 +313,8 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, *, biclusterer=None, estimator=None, imputer=None, n_bins=3, binning="equal_width",
                  min_shared_features=0, significance=0.05, negative_rule="complement", pos_label=None,
                  include_fi=True, include_fe=True, fe_max_features=None, n_members=None, weighting="confidence",
-                 error_scope="own", max_train_error=None, n_jobs=None, random_state=None, show_progress=False):
+                 error_scope="own", max_train_error=None, guard=True, fallback=None, n_jobs=None, random_state=None,
+                 show_progress=False):
         self.biclusterer = biclusterer
         self.estimator = estimator
         self.imputer = imputer
@@ -316,6 +331,8 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
         self.weighting = weighting
         self.error_scope = error_scope
         self.max_train_error = max_train_error
+        self.guard = guard
+        self.fallback = fallback
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.show_progress = show_progress
@@ -337,6 +354,7 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
         "n_members": [None, Interval(numbers.Integral, 1, None)],
         "weighting": [Options(WEIGHTINGS), "callable"], "error_scope": [Options("own", "fold")],
         "max_train_error": [None, Interval(numbers.Real, 0, 1)],
+        "guard": ["boolean"], "fallback": [None, ClassifierMixin],
     }
 
     def _check_params(self):
@@ -450,7 +468,8 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
                           "gene; falling back to one member on all training rows and genes.", stacklevel=2)
             plans = [(-1, np.arange(A.shape[0]), np.arange(A.shape[1]))]
         seeds = rng.integers(2**31 - 1, size=len(plans))
-        est = self.estimator if self.estimator is not None else K2Classifier(alpha=0.5)  # the thesis's WEKA K2
+        # default: the thesis's WEKA K2
+        est = self.estimator if self.estimator is not None else K2Classifier(alpha=0.5, parent_prior="uniform")
         y_lab = self.classes_[y_codes]
         it = plans
         if show_progress_enabled(self.show_progress):
@@ -476,7 +495,49 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
         self.member_kinds_ = [datasets[i].kind if i >= 0 else "all" for i in self.member_datasets_]
         self.training_errors_ = errors[keep]
         self._names = names
+        self.fallback_ = None
+        self.guard_ = {"enabled": bool(self.guard), "ensemble_error": None, "rows_judged": 0, "fallback_error": None,
+                       "used_fallback": False}
+        if self.guard and plans[0][0] >= 0:
+            self._guard(codes, y_codes, [plans[k][1] for k in keep], names, rng)
         return self
+
+    def _guard(self, codes, y_codes, member_rows, names, rng) -> None:
+        """The ensemble's out-of-member error against the cross-validated error of one fallback network."""
+        from sklearn.model_selection import StratifiedKFold
+
+        n = codes.shape[0]
+        probas = np.empty((len(self.estimators_), n, 2))
+        for k, (m, f) in enumerate(zip(self.estimators_, self.estimators_features_)):
+            p = m.predict_proba(_member_frame(codes[:, f], [names[j] for j in f], int(self.n_bins)))
+            probas[k] = np.asarray(p)[:, [int(np.flatnonzero(m.classes_ == c)[0]) for c in self.classes_]]
+        outside = np.ones((len(self.estimators_), n), dtype=bool)
+        for k, r in enumerate(member_rows):
+            outside[k, r] = False
+        wrong, judged = 0, 0
+        for i in np.flatnonzero(outside.any(axis=0)):
+            sel = outside[:, i]
+            vote = weighted_vote(probas[sel, i:i + 1], self.training_errors_[sel], self.weighting, self._majority)[1]
+            wrong += int(vote[0] != y_codes[i])
+            judged += 1
+        if judged == 0 or np.bincount(y_codes, minlength=2).min() < 2:
+            return
+        ens_err = wrong / judged
+        fb = self.fallback if self.fallback is not None else K2Classifier()
+        frame = _member_frame(codes, names, int(self.n_bins))
+        y_lab = self.classes_[y_codes]
+        n_splits = int(min(5, np.bincount(y_codes, minlength=2).min()))
+        cv = StratifiedKFold(n_splits, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
+        fb_wrong = 0
+        for tr, te in cv.split(codes, y_codes):
+            m = clone(fb).fit(frame.iloc[tr], y_lab[tr])
+            fb_wrong += int(np.sum(np.asarray(m.predict(frame.iloc[te])) != y_lab[te]))
+        fb_err = fb_wrong / n
+        use = fb_err < ens_err
+        self.guard_.update(ensemble_error=float(ens_err), rows_judged=int(judged), fallback_error=float(fb_err),
+                           used_fallback=bool(use))
+        if use:
+            self.fallback_ = clone(fb).fit(frame, y_lab)
 
     @property
     def models_(self):
@@ -497,13 +558,25 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
             out[k] = np.asarray(p)[:, order]
         return out
 
+    def _fallback_proba(self, X):
+        validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=False)
+        codes = apply_cuts(self._matrix(X, fit=False), self.cuts_)
+        m = self.fallback_
+        p = m.predict_proba(_member_frame(codes, self._names, int(self.n_bins)))
+        return np.asarray(p)[:, [int(np.flatnonzero(m.classes_ == c)[0]) for c in self.classes_]]
+
     def predict_proba(self, X) -> np.ndarray:
-        """Normalised vote scores, shape (n_samples, 2), columns in ``classes_`` order."""
+        """Normalised vote scores, shape (n_samples, 2), columns in ``classes_`` order (the fallback's posterior
+        when the guard chose it)."""
         check_is_fitted(self)
+        if getattr(self, "fallback_", None) is not None:
+            return self._fallback_proba(X)
         return weighted_vote(self.member_probas(X), self.training_errors_, self.weighting, self._majority)[0]
 
     def predict(self, X) -> np.ndarray:
         """The weighted vote (ties: the larger summed posterior, then the training majority class)."""
         check_is_fitted(self)
+        if getattr(self, "fallback_", None) is not None:
+            return self.classes_[np.argmax(self._fallback_proba(X), axis=1)]
         return self.classes_[weighted_vote(self.member_probas(X), self.training_errors_, self.weighting,
                                            self._majority)[1]]
