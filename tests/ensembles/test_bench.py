@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 from sklearn.impute import SimpleImputer
+from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pgmpy_ext._compat import VariableElimination
@@ -17,6 +18,7 @@ from pgmpy_ext.biclustering import SAMBA
 from pgmpy_ext.classifiers import K2Classifier, NaiveBayesClassifier
 from pgmpy_ext.datasets import make_planted_biclusters
 from pgmpy_ext.ensembles import BENCHClassifier, apply_cuts, bench_datasets, bicluster_labels, equal_width_cuts
+from pgmpy_ext.preprocessing import EqualFrequencyDiscretizer
 
 MEMBER = K2Classifier(max_parents=2)
 
@@ -309,7 +311,7 @@ def test_guard_keeps_the_ensemble_when_its_members_see_the_signal():
     bcs = [(pos[:20], np.arange(0, 6)), (neg[:20], np.arange(0, 6)), (pos[20:], np.arange(0, 8)),
            (neg[20:], np.arange(0, 8))]
     clf = BENCHClassifier(biclusterer=bcs, include_fe=False, random_state=0,
-                          fallback=NaiveBayesClassifier()).fit(X, y)
+                          fallback=make_pipeline(EqualFrequencyDiscretizer(3), NaiveBayesClassifier())).fit(X, y)
     g = clf.guard_
     assert g["ensemble_error"] is not None
     assert g["ensemble_error"] <= g["fallback_error"]
@@ -317,3 +319,9 @@ def test_guard_keeps_the_ensemble_when_its_members_see_the_signal():
     assert clf.fallback_ is None
     off = BENCHClassifier(biclusterer=bcs, include_fe=False, random_state=0, guard=False).fit(X, y)
     np.testing.assert_array_equal(clf.predict(X), off.predict(X))
+
+
+def test_guard_fallback_must_be_a_probabilistic_classifier():
+    X, y = _signal_data()
+    with pytest.raises(TypeError, match="fallback must be a scikit-learn classifier with predict_proba"):
+        BENCHClassifier(biclusterer=[(np.arange(10), np.arange(5))], fallback=EqualFrequencyDiscretizer()).fit(X, y)
