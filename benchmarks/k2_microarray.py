@@ -103,8 +103,9 @@ def main(argv=None):
     ap.add_argument("--variants", default="max_parents", choices=["max_parents", "prior", "prior-only"])
     ap.add_argument("--output")
     args = ap.parse_args(argv)
-    variants = {} if args.variants == "prior-only" else {f"K2 max_parents={k}": {"max_parents": k}
-                                                         for k in (2, 3, 5)}
+    variants = {} if args.variants == "prior-only" else {
+        f"K2 max_parents={k}, parent_prior='uniform' (WEKA)": {"max_parents": k, "parent_prior": "uniform"}
+        for k in (2, 3, 5)}
     if args.variants in ("prior", "prior-only"):
         variants.update({f"K2 max_parents={k}, parent_prior='size'": {"max_parents": k, "parent_prior": "size"}
                          for k in (2, 3, 5)})

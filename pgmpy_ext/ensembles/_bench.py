@@ -250,7 +250,8 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
     max_train_error : float in [0, 1], optional
         Drop members whose training error exceeds it (the thesis's ``te``; decision 14: off).
     guard : bool, default True
-        Guard against biclusters that carry no class signal (issue 29; not in the thesis): after the members are
+        Guard against biclusters that carry no class signal (``docs/decisions/issue29-microarray-ensembles.md``,
+        D2; not in the thesis): after the members are
         fitted, the ensemble's out-of-member error on the training rows (each row voted on only by the members
         that did not train on it) is compared with the stratified 5-fold cross-validated error of ``fallback`` on
         all training rows and genes (the imputed continuous matrix); when the ensemble's is higher, ``fallback``
