@@ -48,9 +48,9 @@ class K2Classifier(BNClassifierBase):
         parent of a feature with ``p`` candidate predecessors ``log((p - j + 1) / j)`` nats (floored at 0), so
         chance parents are kept out when genes are many and samples few. The default was chosen on held-out data
         (``docs/decisions/issue29-microarray-ensembles.md``, D1; ``benchmarks/results/k2_microarray.md``): 5-fold
-        x 2 accuracy on the microarrays, "uniform" -> "size" at ``max_parents=5``: leukemia 53.4 -> 93.7 % (naive Bayes 84.8), colon 75.1 -> 79.9 (69.6),
-        lymphoma -> 93.2 (92.2); 10-fold on 31 UCI sets: mean accuracy 0.862 -> 0.859, 10 better, 11 equal, 10
-        worse (naive Bayes 0.809).
+        x 2 accuracy on the microarrays, "uniform" -> "size" at ``max_parents=5``: leukemia 53.4 -> 93.7 %
+        (naive Bayes 84.8), colon 75.1 -> 79.9 (69.6), lymphoma 93.2 (92.2); 10-fold on 31 UCI sets: mean
+        accuracy 0.862 -> 0.859, 10 better, 11 equal, 10 worse (naive Bayes 0.809).
     init_naive_bayes : bool, default True
         Start from the naive-Bayes structure (WEKA's ``initAsNaiveBayes``). False puts the class first in the
         ordering as an ordinary candidate parent.
