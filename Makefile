@@ -14,7 +14,7 @@ $(VENV)/bin/python:
 
 $(STAMP): $(VENV)/bin/python $(SOURCES)
 	$(PY) -m pip install --quiet "setuptools>=64" wheel "cython>=3.0,<4" "numpy>=2.0"
-	$(PY) -m pip install --quiet --no-build-isolation -e ".[test,bench,dask]"
+	$(PY) -m pip install --quiet --no-build-isolation -e ".[test,bench,dask,popgen-sim]"
 	touch $(STAMP)
 
 build: $(STAMP)

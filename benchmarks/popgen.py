@@ -1,4 +1,6 @@
-"""Population structure: PopulationEMA against scikit-learn PCA + k-means, an allele-frequency latent-class EM and
+"""Population structure (the thesis's setting, issue 13; the issue-28 defaults are benchmarked by
+``benchmarks/popgen_structure.py`` and ``benchmarks/popgen_scale.py``): PopulationEMA against scikit-learn PCA +
+k-means, an allele-frequency latent-class EM and
 (when installed) fastmixture, on Balding-Nichols data; plus the EMA iteration time at HGDP size and a full
 multi-start HGDP-sized run.
 
@@ -101,7 +103,7 @@ def _write_bed(prefix, dos):
 
 def part1(lines, fsts, n_loci, n_random=10, n_pca=3, em_max_iter=1000):
     from pgmpy_ext.datasets import make_balding_nichols
-    from pgmpy_ext.popgen import PopulationEMA, as_genotypes, fst_reynolds, pca_kmeans_labels
+    from pgmpy_ext.popgen import THESIS_SETTINGS, PopulationEMA, as_genotypes, fst_reynolds, pca_kmeans_labels
 
     lines += [f"## 1. 300 diploid x {n_loci} SNPs, 4 demes", "", f"load average before: {os.getloadavg()}", "",
               "| F (simulator) | Reynolds F_ST (true demes) | method | accuracy | wall s | CPU s |",
@@ -124,10 +126,14 @@ def part1(lines, fsts, n_loci, n_random=10, n_pca=3, em_max_iter=1000):
               lambda: allele_frequency_em(g, 4, n_random, 0, em_max_iter))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            timed(f"PopulationEMA, {n_random} random starts",
-                  lambda: PopulationEMA(n_clusters=4, n_init=n_random, random_state=0).fit(g).labels_)
-            timed(f"PopulationEMA, {n_pca} PCA + k-means starts",
-                  lambda: PopulationEMA(n_clusters=4, n_init=n_pca, init="pca-kmeans", random_state=0).fit(g).labels_)
+            timed(f"PopulationEMA, thesis setting, {n_random} random starts",
+                  lambda: PopulationEMA(n_clusters=4, n_init=n_random, random_state=0,
+                                        **THESIS_SETTINGS).fit(g).labels_)
+            timed(f"PopulationEMA, thesis setting, {n_pca} PCA + k-means starts",
+                  lambda: PopulationEMA(n_clusters=4, n_init=n_pca, random_state=0,
+                                        **{**THESIS_SETTINGS, "init": "pca-kmeans"}).fit(g).labels_)
+            timed("PopulationEMA, defaults (issue 28)",
+                  lambda: PopulationEMA(n_clusters=4, random_state=0).fit(g).labels_)
         fm = run_fastmixture(a, 4, 1)
         if fm is None:
             fmx_note = "fastmixture is not installed (optional; `pip install fastmixture`): skipped."
@@ -191,7 +197,7 @@ def part2(lines):
 
 def part3(lines, m):
     from pgmpy_ext.clustering import latent_class_data, latent_class_single_start
-    from pgmpy_ext.popgen import PopulationEMA, as_genotypes
+    from pgmpy_ext.popgen import THESIS_SETTINGS, PopulationEMA, as_genotypes
 
     a, _, _ = hgdp_standin(0)
     g = as_genotypes(a)
@@ -206,7 +212,7 @@ def part3(lines, m):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t = time.perf_counter()
-        PopulationEMA(n_clusters=3, n_init=m, random_state=0, n_jobs=2).fit(g)
+        PopulationEMA(n_clusters=3, n_init=m, random_state=0, n_jobs=2, **THESIS_SETTINGS).fit(g)
         elapsed = time.perf_counter() - t
     proj = 500 * np.mean(cpu) / 2
     lines += ["## 3. Multi-start run on the HGDP-sized stand-in (K = 3)", "", f"load average before: {load}", "",

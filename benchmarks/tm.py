@@ -23,7 +23,18 @@ same CLL":
 
 The TAN structure is construct-TAN on the whole data (not timed). Encoding the DataFrame is not timed for either.
 
+All three variants optimise the thesis's objective (the plain CLL from maximum likelihood, ``alpha=0``), the one
+this table compares with an unregularised logistic regression; the library's default adds a Gaussian prior
+(issue 26), which the two other modes of this script measure:
+
+* ``python benchmarks/tm.py heldout [...]``: the held-out table (10-fold CV log loss and accuracy of every TM learner
+  against its generative twin, tuned logistic regression and CategoricalNB; ``benchmarks/tm_heldout.py``);
+* ``python benchmarks/tm.py speed --baseline ../main [...]``: the time per fit of the default TM learners against
+  another checkout of pgmpy-ext (e.g. the branch point), each measured in its own process, alternating, in one run.
+
 Usage: python benchmarks/tm.py [--datasets chess,splice,mushroom,letter] [--models NB,TAN] [--max-iter 2000]
+       python benchmarks/tm.py heldout [--datasets all] [--folds 10] [--learners ...] [--report FILE]
+       python benchmarks/tm.py speed --baseline PATH [--datasets ...] [--rounds 5]
 Data: ../shared/datasets/uci/<name>.tsv.gz (or $PGMPY_EXT_DATA/uci).
 """
 
@@ -46,9 +57,9 @@ from pgmpy_ext.structure import fit_tan
 
 DATASETS = ["chess", "splice", "mushroom", "letter"]
 #: fit_tm options of each TM variant.
-VARIANTS = {"thesis": {"solver": "tm", "line_search": "grid"},
-            "backtracking": {"solver": "tm", "line_search": "backtracking"},
-            "lbfgs": {"solver": "lbfgs"}}
+VARIANTS = {"thesis": {"solver": "tm", "line_search": "grid", "alpha": 0.0},
+            "backtracking": {"solver": "tm", "line_search": "backtracking", "alpha": 0.0},
+            "lbfgs": {"solver": "lbfgs", "alpha": 0.0, "prior_strength": 0.0}}
 
 
 def one_hot(data, features, edges=()) -> sp.csr_matrix:
@@ -163,7 +174,102 @@ HEADER = ("| data | learner | CLL at ML | TM final CLL (iterations, stop, time) 
           "CLL both reach | TM time to it | LR time to it | ratio TM/LR |\n|---|---|---|---|---|---|---|---|---|")
 
 
+# ---------------------------------------------------------------------------------------------- speed vs a checkout
+SPEED_DATASETS = ["australian", "chess", "splice", "vehicle", "soybean", "letter"]
+#: Timed in a child process (``python -c``) with the checkout to measure first on ``sys.path``: the best of
+#: ``repeat`` fits of each learner with ``TMEstimator()``'s defaults (the classifier fit, encoding and structure
+#: included, and the TM parameter fit alone), on one 90 % training fold (equal-frequency bins on that fold).
+_CHILD = r"""
+import json, sys, time, warnings
+warnings.simplefilter("ignore")
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(1, sys.argv[2])
+import tm_heldout as t
+from threadpoolctl import threadpool_limits
+from pgmpy_ext.classifiers import NaiveBayesClassifier, TANClassifier
+from pgmpy_ext.parameters import TMEstimator, fit_tm
+import pgmpy_ext
+out = {"path": pgmpy_ext.__file__, "fits": {}}
+with threadpool_limits(1):
+    for name in sys.argv[3].split(","):
+        X, y, _ = t.load(name, t.MAX_ROWS)
+        Xtr, ytr, _, _ = t._fold_frames(X, y, t._folds(y, 10))[0]
+        for cls in (NaiveBayesClassifier, TANClassifier):
+            best_clf = best_tm = float("inf")
+            for _ in range(int(sys.argv[4])):
+                t0 = time.perf_counter()
+                clf = cls(estimator=TMEstimator()).fit(Xtr, ytr)
+                best_clf = min(best_clf, time.perf_counter() - t0)
+                parents = clf.structure_.parent_sets()
+                opts = {k: v for k, v in TMEstimator().get_params().items() if k not in ("class_node", "state_names")}
+                t0 = time.perf_counter()
+                res = fit_tm(clf.encoder_, clf.class_node_, parents, warn=False, **opts)
+                best_tm = min(best_tm, time.perf_counter() - t0)
+            label = "NB" if cls is NaiveBayesClassifier else "TAN"
+            out["fits"][f"{name} {label}"] = [best_clf, best_tm, int(res.n_iter)]
+print(json.dumps(out))
+"""
+
+
+def speed(argv=None):
+    """Time per fit of the default NB-TM and TAN-TM here and in ``--baseline`` (rounds alternate the two)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from _common import load_average, machine
+
+    ap = argparse.ArgumentParser(description="time per fit against another checkout")
+    ap.add_argument("--baseline", required=True, help="root of the other checkout (e.g. ../main)")
+    ap.add_argument("--datasets", default=",".join(SPEED_DATASETS))
+    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds (the best of all rounds is kept)")
+    ap.add_argument("--repeat", type=int, default=3, help="fits per learner and round (best of)")
+    args = ap.parse_args(argv)
+    here = Path(__file__).resolve().parent
+    roots = {"this": str(here.parent), "baseline": str(Path(args.baseline).resolve())}
+    print(f"machine: {machine()}; load average {load_average()}", flush=True)
+    best: dict = {}
+    for r in range(args.rounds):
+        for label, root in roots.items():
+            env = {**os.environ, "PYTHONPATH": root}
+            proc = subprocess.run([sys.executable, "-c", _CHILD, root, str(here), args.datasets, str(args.repeat)],
+                                  env=env, capture_output=True, text=True, check=True)
+            res = json.loads(proc.stdout.strip().splitlines()[-1])
+            if not res["path"].startswith(root):
+                raise RuntimeError(f"the {label} run imported pgmpy_ext from {res['path']}, not from {root}")
+            for key, (t_clf, t_tm, n_iter) in res["fits"].items():
+                b = best.setdefault((label, key), [float("inf"), float("inf"), n_iter])
+                b[0], b[1] = min(b[0], t_clf), min(b[1], t_tm)
+        print(f"round {r + 1}/{args.rounds} done; load average {load_average()}", flush=True)
+    print("\n| data | learner | classifier fit: this / baseline (s) | ratio | TM fit: this / baseline (s) | ratio "
+          "| TM iterations: this / baseline |\n|---|---|---|---|---|---|---|")
+    ratios = []
+    for (label, key), (t_clf, t_tm, it) in best.items():
+        if label != "this":
+            continue
+        b_clf, b_tm, b_it = best[("baseline", key)]
+        ratios.append((t_clf / b_clf, t_tm / b_tm))
+        name, learner = key.split()
+        print(f"| {name} | {learner}-TM | {t_clf:.4f} / {b_clf:.4f} | {t_clf / b_clf:.2f} | {t_tm:.4f} / {b_tm:.4f} "
+              f"| {t_tm / b_tm:.2f} | {it} / {b_it} |")
+    r = np.array(ratios)
+    print(f"\nratio this / baseline: classifier fit median {np.median(r[:, 0]):.2f} (max {r[:, 0].max():.2f}); "
+          f"TM fit median {np.median(r[:, 1]):.2f} (max {r[:, 1].max():.2f})")
+    print(f"load average at the end: {load_average()}")
+
+
 def main(argv=None):
+    import sys
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["heldout"]:
+        import tm_heldout
+
+        return tm_heldout.main(argv[1:])
+    if argv[:1] == ["speed"]:
+        return speed(argv[1:])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default=",".join(DATASETS))
     ap.add_argument("--models", default="NB,TAN")

@@ -25,6 +25,24 @@ cdef inline void _refresh_one(const float64_t[:, ::1] variances, float64_t[:, ::
     logdet[k] = s
 
 
+cdef inline void _refresh_one_floored(const float64_t[:, ::1] variances, float64_t[:, ::1] inv_var,
+                                      float64_t[::1] logdet, intp_t k, double var_floor, double inv_floor,
+                                      double log_floor) noexcept nogil:
+    # _refresh_one with 1 / var_floor and log(var_floor) computed once: a variance held at the floor gets the same
+    # bits, without a division and a log (with a high floor most variances sit on it).
+    cdef intp_t i
+    cdef double s = 0.0, v
+    for i in range(variances.shape[1]):
+        v = variances[k, i]
+        if v == var_floor:
+            inv_var[k, i] = inv_floor
+            s += log_floor
+        else:
+            inv_var[k, i] = 1.0 / v
+            s += log(v)
+    logdet[k] = s
+
+
 def refresh_cache(const float64_t[:, ::1] variances,   # IN  (K, n) variances, > 0
                   float64_t[:, ::1] inv_var,           # OUT (K, n) 1 / variances
                   float64_t[::1] logdet):              # OUT (K,) sum_i log variances[k, i]
@@ -64,7 +82,7 @@ def online_steps(const float64_t[:, ::1] X,          # IN  (N, n) data
     """
     cdef intp_t N = X.shape[0], n = X.shape[1], K = means.shape[0], T = order.shape[0]
     cdef intp_t s, k, i, r, win
-    cdef double best, acc, d, v, lam, eta, sig, a, jk, xi
+    cdef double best, acc, d, v, lam, eta, sig, a, jk, xi, inv_floor, log_floor
     if means.shape[1] != n or variances.shape[0] != K or variances.shape[1] != n:
         raise ValueError(f"means and variances must be ({K}, {n}) (K neurons x {n} features of X), got "
                          f"({means.shape[0]}, {means.shape[1]}) and ({variances.shape[0]}, {variances.shape[1]}).")
@@ -84,6 +102,8 @@ def online_steps(const float64_t[:, ::1] X,          # IN  (N, n) data
             raise ValueError(f"order[{s}] == {order[s]} is not a row of X (0..{N - 1}).")
         if not sigmas[s] > 0:
             raise ValueError(f"sigmas[{s}] == {sigmas[s]}, must be > 0.")
+    inv_floor = 1.0 / var_floor
+    log_floor = log(var_floor)
     with nogil:
         for s in range(T):
             r = order[s]
@@ -120,7 +140,7 @@ def online_steps(const float64_t[:, ::1] X,          # IN  (N, n) data
                     if not v >= var_floor:      # also catches NaN
                         v = var_floor
                     variances[k, i] = v
-                _refresh_one(variances, inv_var, logdet, k)
+                _refresh_one_floored(variances, inv_var, logdet, k, var_floor, inv_floor, log_floor)
     return j0 + T
 
 

@@ -7,6 +7,7 @@ Everything runs offline on the package's own generators (Corral, MONK, m-of-n, t
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -105,6 +106,48 @@ def _membership(ax):
     return plot_membership(cem.predict_proba(X), groups=pd.Series(y).map({0: "class 0", 1: "class 1"}), ax=ax)
 
 
+@lru_cache(maxsize=1)
+def _digits_map():
+    """NaiveBayesMap (defaults, 20 epochs) on scikit-learn's bundled digits (first 900 rows, pixels / 16)."""
+    import warnings
+
+    from sklearn.datasets import load_digits
+
+    from pgmpy_ext.maps import NaiveBayesMap
+
+    d = load_digits()
+    X = pd.DataFrame(d.data[:900] / 16, columns=[f"px{r}{c}" for r in range(8) for c in range(8)])
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*constant column")
+        nbm = NaiveBayesMap(n_epochs=20, random_state=0).fit(X)
+    return nbm, X, d.target[:900]
+
+
+def _nbm_digits_map(ax):
+    from pgmpy_ext.maps import plot_map
+
+    nbm, X, y = _digits_map()
+    hard = nbm.set_params(projection="hard").transform(X)
+    nbm.set_params(projection="soft")
+    return plot_map(hard, y, ax=ax, grid=(10, 10), jitter=0.35,
+                    title="NaiveBayesMap on digits: winner neuron per image (jittered)")
+
+
+def _nbm_component_planes(ax):
+    from pgmpy_ext.maps import plot_component_planes
+
+    nbm, _, _ = _digits_map()
+    return plot_component_planes(nbm, ["px22", "px25", "px33", "px36", "px43", "px53", "px54", "px63"], ncols=4,
+                                 title="component planes: the mean of 8 pixels over the map")
+
+
+def _nbm_neighbour_distances(ax):
+    from pgmpy_ext.maps import plot_neighbour_distances
+
+    nbm, _, _ = _digits_map()
+    return plot_neighbour_distances(nbm, ax=ax, title="digits map: distance to grid neighbours (U-matrix style)")
+
+
 #: name -> (caption, draw(ax) -> ax, figure size in inches)
 FIGURES: dict[str, tuple[str, Callable, tuple]] = {
     "tan_corral": ("`plot_network` of a TAN: the class on top, class arcs light, augmenting arcs labelled with "
@@ -124,6 +167,13 @@ FIGURES: dict[str, tuple[str, Callable, tuple]] = {
                      (6, 7)),
     "membership": ("`plot_membership`: the posterior of every row, grouped by a known label (STRUCTURE-style).",
                    _membership, (8, 3)),
+    "nbm_digits_map": ("`plot_map` of a `NaiveBayesMap` on digits, hard projection with `jitter`: each digit gets "
+                       "its own region of the 10 x 10 map.", _nbm_digits_map, (6.5, 6)),
+    "nbm_component_planes": ("`plot_component_planes`: one panel per pixel, its mean over the map (the same map).",
+                             _nbm_component_planes, None),
+    "nbm_neighbour_distances": ("`plot_neighbour_distances`: mean distance of each neuron to its grid neighbours; "
+                                "dark ridges are the borders between digit regions.", _nbm_neighbour_distances,
+                                (5, 4.2)),
 }
 
 

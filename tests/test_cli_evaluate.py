@@ -95,10 +95,14 @@ def test_evaluate_dataset_without_load_dataset(monkeypatch, capsys):
     (["--discretize", "none"], "columns ['temp'] have real values; pass --discretize"),
     (["--learners", "nb,xyz"], "unknown learner(s) ['xyz']; available:"),
     (["--folds", "100"], "larger than the number of rows"),
-    (["--bins", "1"], "--bins == 1, must be >= 2"),
+    (["--bins", "1"], "argument --bins: 1 is below 2; give an integer >= 2"),
 ], ids=["continuous", "learner", "folds", "bins"])
 def test_evaluate_usage_errors(csv_file, capsys, extra, message):
-    assert main(["evaluate", "--data", str(csv_file), "--target", "label", "--no-progress", *extra]) == 2
+    try:
+        status = main(["evaluate", "--data", str(csv_file), "--target", "label", "--no-progress", *extra])
+    except SystemExit as stop:  # argparse's own one-line error (an option's value)
+        status = stop.code
+    assert status == 2
     assert message in capsys.readouterr().err
 
 
@@ -110,7 +114,7 @@ def test_evaluate_data_errors(csv_file, tmp_path, capsys, monkeypatch):
     assert main(["evaluate", "--no-progress"]) == 2
     assert "give the data: --data FILE --target COLUMN, or --dataset NAME" in capsys.readouterr().err
     assert main(["evaluate", "--data", str(tmp_path / "missing.csv"), "--target", "y"]) == 2
-    assert "is not a file" in capsys.readouterr().err
+    assert "does not exist" in capsys.readouterr().err
     holes = pd.read_csv(csv_file)
     holes.loc[3, "size"] = np.nan
     holes.to_csv(tmp_path / "holes.csv", index=False)
@@ -211,3 +215,20 @@ def test_evaluate_tm_suffix_errors(csv_file, capsys):
     assert "takes no parameter estimator" in capsys.readouterr().err
     assert main(["evaluate", "--data", str(csv_file), "--target", "label", "--learners", "foo-tm"]) == 2
     assert "unknown learner(s) ['foo-tm']" in capsys.readouterr().err
+
+
+def test_tm_options_default_to_the_library(csv_file, tmp_path, capsys):
+    from pgmpy_ext.parameters import DEFAULT_PRIOR_STRENGTH, TMEstimator
+
+    base = ["evaluate", "--data", str(csv_file), "--target", "label", "--learners", "nb-tm", "--folds", "2",
+            "--bins", "3", "--no-progress"]
+    assert main(base) == 0
+    default = TMEstimator()
+    assert f"; TM solver {default.solver}, prior strength {DEFAULT_PRIOR_STRENGTH:g}" in capsys.readouterr().out
+    assert main([*base, "--tm-prior-strength", "0"]) == 0
+    assert "; TM solver lbfgs, prior strength 0" in capsys.readouterr().out
+    assert main([*base, "--tm-solver", "tm"]) == 0  # "auto": no prior for the thesis's iteration
+    assert "; TM solver tm, prior strength 0" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main([*base, "--tm-prior-strength", "-1"])
+    assert "expected 'auto' or a number >= 0, got '-1'" in capsys.readouterr().err

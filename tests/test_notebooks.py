@@ -56,6 +56,7 @@ EXPECTED_OUTPUTS = {
     ],
     "05_population_structure.ipynb": [
         (r"accuracy \(Hungarian\): (\S+)", lambda v: v > 0.9),
+        (r"default calibration gap: (\S+)", lambda v: v < 0.05),
     ],
 }
 

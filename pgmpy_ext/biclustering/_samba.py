@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, BiclusterMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from pgmpy_ext.data import PARAMETER_VOCABULARY
+from pgmpy_ext.data import PARAMETER_VOCABULARY, check_numeric_frame, refuse_dask
 from pgmpy_ext.stats import samba_improve
 from pgmpy_ext.utils import Interval, check_generator, check_params
 
@@ -263,6 +263,8 @@ class SAMBA(BiclusterMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Find biclusters of ``X`` (samples x genes, continuous, no missing values); ``y`` is ignored."""
         self._check_params()
+        refuse_dask(self, X, method="fit")
+        check_numeric_frame(X, "SAMBA")
         A = check_finite_matrix(X, "SAMBA", min_rows=2)
         validate_data(self, X, skip_check_array=True)
         rng = check_generator(self.random_state)

@@ -59,12 +59,15 @@ HANDLE_UNKNOWN = ("ignore", "error")
 MISSING = ("available_case", "error")
 
 
-def _check_targets(y) -> tuple[np.ndarray, np.ndarray]:
+def _check_targets(y, index=None) -> tuple[np.ndarray, np.ndarray]:
     """Validate class labels; return ``(classes, codes)``: the sorted distinct labels (``np.unique`` order and
     dtype) and the int32 code of every row.
 
     The labels are factorised once (hash based); every check after that runs on the distinct labels only.
+    ``index`` (default: ``y``'s own when it is a Series) gives the row labels of messages.
     """
+    if index is None and isinstance(y, (pd.Series, pd.DataFrame)):
+        index = y.index
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
             raise ValueError(f"y must be one column of class labels, got a DataFrame with {y.shape[1]} columns.")
@@ -93,7 +96,9 @@ def _check_targets(y) -> tuple[np.ndarray, np.ndarray]:
             from None
     missing = np.flatnonzero(codes < 0)
     if missing.size:
-        raise ValueError(f"y has a missing class label (NaN/None) at row {int(missing[0])}; remove or impute it.")
+        r = int(missing[0])
+        label = _python(index[r]) if index is not None and len(index) == codes.shape[0] else r
+        raise ValueError(f"y has a missing class label (NaN/None) at row {label!r}; remove or impute it.")
     uniques = np.asarray(uniques, dtype=arr.dtype)
     if uniques.dtype == object:
         for v in uniques:
@@ -207,7 +212,7 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
                              "class.")
         if frame.shape[0] == 0:
             raise ValueError("X has no rows (0 samples); a classifier needs training rows of at least 2 classes.")
-        classes, y_codes = _check_targets(y)
+        classes, y_codes = _check_targets(y, None if isinstance(y, pd.Series) else frame.index)
         if y_codes.shape[0] != frame.shape[0]:
             raise ValueError(f"X has {frame.shape[0]} rows but y has {y_codes.shape[0]} labels.")
         if classes.shape[0] < 2:

@@ -1,13 +1,13 @@
-"""Structural-TM classifier: the scikit-learn face of the greedy cBIC search with TM parameters (seed 001 A15)."""
+"""Structural-TM classifier: the scikit-learn face of the greedy search with TM parameters (seed 001 A15)."""
 
 from __future__ import annotations
 
 import numbers
 
 from pgmpy_ext.classifiers._base import BNClassifierBase
-from pgmpy_ext.parameters import LINE_SEARCHES, SOLVERS, TMEstimator
-from pgmpy_ext.structure import MAX_CANDIDATES, fit_structural_tm
-from pgmpy_ext.utils import Interval, Options, fill_doc
+from pgmpy_ext.parameters import LINE_SEARCHES, PRIOR_MEANS, SOLVERS, TMEstimator, check_tm_params, prior_strengths
+from pgmpy_ext.structure import CRITERIA, MAX_CANDIDATES, fit_structural_tm
+from pgmpy_ext.utils import ANY, Interval, Options, fill_doc
 
 __all__ = ["StructuralTMClassifier"]
 
@@ -17,28 +17,41 @@ class StructuralTMClassifier(BNClassifierBase):
     """Structural TM: greedy arc addition scored by conditional BIC with TM parameters (seed 001 A15, spec 5.10).
 
     From the empty graph, every legal arc ("TAN complexity": ``C -> X_i``, or a first feature parent for a child
-    of the class) is tried; each candidate gets TM parameters and the score ``CLL - (log N / 2) dim_cond`` (the
-    dimension of the conditional model); the best arc is kept while it strictly improves the score. The final
-    network carries the TM parameters of the selected structure; features never selected stay in ``model_`` as
-    isolated nodes with maximum-likelihood marginals (they do not affect ``p(c | x)``).
+    of the class) is tried; each candidate gets TM parameters and a score, by default its held-out CLL in an inner
+    cross-validation (``criterion="cv"``; the thesis's cBIC ``CLL - (log N / 2) dim_cond`` with
+    ``criterion="cbic"``); the best arc is kept while it strictly improves the score. The final network carries
+    the TM parameters of the selected structure; features never selected stay in ``model_`` as isolated nodes with
+    smoothed marginals (they do not affect ``p(c | x)``). Defaults chosen by held-out log loss
+    (``docs/decisions/tm-regularisation.md``).
 
     Parameters
     ----------
-    alpha : float, default 0.0
-        Dirichlet pseudo-count of the TM's starting counts (0 = the thesis's maximum-likelihood start).
+    alpha : float, default 1.0
+        Dirichlet pseudo-count of the TM's starting counts and of the prior's generative mean (0 = the thesis's
+        maximum-likelihood start).
     tol : float, default 1e-3
-        TM stopping rule on the total training CLL (thesis: 0.001).
+        TM stopping rule: the absolute change of the total training objective (the CLL, minus the prior's penalty
+        when there is one) below which a candidate's fit stops (thesis: 0.001).
     max_iter : int, default 1000
         TM iterations per candidate fit.
     line_search : {"grid", "backtracking"}, default "grid"
         TM step-size rule (``solver="tm"`` only); see :class:`~pgmpy_ext.parameters.TMEstimator`.
     solver : {"lbfgs", "tm"}, default "lbfgs"
-        ``"lbfgs"``: L-BFGS-B on the TM objective (not the thesis's iteration), which reaches the same or better
-        optima in far fewer evaluations; on every data set of ``benchmarks/results/structural_tm.md`` it is faster
-        than the thesis's grid and finds a cBIC as good or better (tic-tac-toe: -103.6 vs -135.4, 41x faster).
-        ``"tm"``: the thesis's iteration (what the seed 001 reproductions use).
+        ``"lbfgs"``: L-BFGS-B on the TM objective with the prior (not the thesis's iteration), which reaches the
+        same or better optima in far fewer evaluations (``benchmarks/results/structural_tm.md``). ``"tm"``: the
+        thesis's iteration (what the seed 001 reproductions use, with ``alpha=0``, ``criterion="cbic"``).
+    prior_strength : "auto" or float, default "auto"
+        Gaussian prior of every TM fit (see :class:`~pgmpy_ext.parameters.TMEstimator`); one number here.
+    prior_mean : {"generative", "uniform"}, default "generative"
+        Centre of that prior.
+    criterion : {"cv", "cbic"}, default "cv"
+        How candidates are scored: the summed held-out CLL over ``cv`` inner folds (``cv`` TM fits per candidate)
+        or the thesis's cBIC of one fit on all rows.
+    cv : int, default 3
+        Inner folds of ``criterion="cv"`` (stratified, deterministic).
     warm_start : bool, default False
-        Start each candidate's TM from the current model's counts (spec 5.10 [REC]; off in the thesis).
+        ``criterion="cbic"`` only: start each candidate's TM from the current model's counts (spec 5.10 [REC]; off
+        in the thesis).
     max_candidates : int or None, default 10,000
         Budget of candidate TM fits of the search (``pgmpy_ext.structure.MAX_CANDIDATES``); a step is scored whole
         or not at all. When the next step would exceed it, the search stops with the arcs accepted so far and a
@@ -88,7 +101,8 @@ class StructuralTMClassifier(BNClassifierBase):
 
     _needs_complete_data = "the TM parameter fits of every candidate arc"
 
-    def __init__(self, *, alpha=0.0, tol=1e-3, max_iter=1000, line_search="grid", solver="lbfgs", warm_start=False,
+    def __init__(self, *, alpha=1.0, tol=1e-3, max_iter=1000, line_search="grid", solver="lbfgs",
+                 prior_strength="auto", prior_mean="generative", criterion="cv", cv=3, warm_start=False,
                  max_candidates=MAX_CANDIDATES, n_jobs=None, show_progress=False, handle_unknown="ignore",
                  missing="error"):
         self.alpha = alpha
@@ -96,6 +110,10 @@ class StructuralTMClassifier(BNClassifierBase):
         self.max_iter = max_iter
         self.line_search = line_search
         self.solver = solver
+        self.prior_strength = prior_strength
+        self.prior_mean = prior_mean
+        self.criterion = criterion
+        self.cv = cv
         self.warm_start = warm_start
         self.max_candidates = max_candidates
         self.n_jobs = n_jobs
@@ -103,15 +121,26 @@ class StructuralTMClassifier(BNClassifierBase):
         self.handle_unknown = handle_unknown
         self.missing = missing
 
+    # prior_strength: 'auto' or a number, checked with the solver by check_tm_params
     _parameter_constraints = {**BNClassifierBase._parameter_constraints,
                               "line_search": [Options(LINE_SEARCHES)], "solver": [Options(SOLVERS)],
+                              "prior_strength": [ANY], "prior_mean": [Options(PRIOR_MEANS)],
+                              "criterion": [Options(CRITERIA)], "cv": [Interval(numbers.Integral, 2, None)],
                               "warm_start": ["boolean"], "max_candidates": [None, Interval(numbers.Integral, 0, None)]}
+
+    def _check_params(self):
+        super()._check_params()
+        check_tm_params(self.alpha, self.tol, self.max_iter, self.line_search, self.solver, self.prior_strength,
+                        self.prior_mean, self.cv)
+        if len(prior_strengths(self.prior_strength, self.solver)) > 1:
+            raise ValueError(f"prior_strength == {self.prior_strength!r}: structural TM scores every candidate with "
+                             "one prior strength; give a number (or 'auto').")
 
     @property
     def estimator(self):
         """The parameter estimator of the final structure: a ``TMEstimator`` with this classifier's TM options."""
         return TMEstimator(alpha=self.alpha, tol=self.tol, max_iter=self.max_iter, line_search=self.line_search,
-                           solver=self.solver)
+                           solver=self.solver, prior_strength=self.prior_strength, prior_mean=self.prior_mean)
 
     def _fit_model(self, structure, data) -> None:
         super()._fit_model(structure, data)
@@ -119,6 +148,8 @@ class StructuralTMClassifier(BNClassifierBase):
 
     def _fit_structure(self, data, class_node, rng):
         return fit_structural_tm(data, class_node, alpha=self.alpha, tol=self.tol, max_iter=self.max_iter,
-                                 line_search=self.line_search, solver=self.solver, warm_start=self.warm_start,
+                                 line_search=self.line_search, solver=self.solver, prior_strength=self.prior_strength,
+                                 prior_mean=self.prior_mean, criterion=self.criterion, cv=self.cv,
+                                 warm_start=self.warm_start,
                                  max_candidates=self.max_candidates, n_jobs=self.n_jobs or 1,
                                  show_progress=self.show_progress)

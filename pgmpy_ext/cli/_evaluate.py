@@ -63,7 +63,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                                 "one column per variable, with a header row")
     src.add_argument("--dataset", help="name of a data set known to pgmpy_ext.datasets.load_dataset")
     p.add_argument("--target", help="class column of --data (required with --data)")
-    p.add_argument("--sep", default=None, help="column separator of --data (default: tab for .tsv/.tab, else comma)")
+    add_reading_arguments(p)
     p.add_argument("--learners", default="nb,tan",
                    help="comma-separated short names of pgmpy_ext.classifiers classes (default nb,tan); a '-tm' "
                         "suffix gives the learner discriminative TM parameters (e.g. nb-tm, tan-tm, ctan-tm); "
@@ -75,22 +75,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repeats", type=int, default=None,
                    help="repetitions (default 1; 10 for --cv repeated); random subsampling for --cv holdout")
     p.add_argument("--test-size", type=float, default=1 / 3, help="test fraction of --cv holdout (default 1/3)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the folds and of the learners (default 0)")
+    p.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the folds and of the learners (default 0)")
     p.add_argument("--discretize", default="equal-frequency", choices=list(DISCRETIZERS),
                    help="how real-valued columns are cut, on each training fold (default equal-frequency); 'none' "
                         "refuses real-valued columns")
-    p.add_argument("--bins", type=int, default=5, help="bins per real-valued column (default 5; not used by mdlp)")
+    p.add_argument("--bins", type=int_at_least(2), default=5,
+                   help="bins per real-valued column (default 5; not used by mdlp)")
     p.add_argument("--alpha", type=float, default=1.0,
                    help="Dirichlet pseudo-count per CPT cell of every learner (default 1.0; 0 = maximum likelihood)")
-    p.add_argument("--tm-solver", default="lbfgs", choices=["tm", "lbfgs"],
-                   help="optimiser of the '-tm' learners: L-BFGS (default; same objective, faster) or the thesis's "
-                        "TM iteration")
+    add_tm_arguments(p)
     p.add_argument("--fixed-structure", action="store_true",
                    help="learn each structure once on all the data and refit only the parameters per fold")
     p.add_argument("--dropna", action="store_true",
                    help="drop rows with a missing value (default: keep them; the learners count available cases "
                         "and sum missing features out)")
-    p.add_argument("--n-jobs", type=int, default=1, help="parallel (learner, fold) tasks (default 1; -1 = all cores)")
+    p.add_argument("--n-jobs", type=n_jobs_value, default=1,
+                   help="parallel (learner, fold) tasks (default 1; -1 = all cores)")
     p.add_argument("--plot", type=Path, default=None,
                    help="save a plot of the per-fold accuracies here (PNG/PDF/SVG by the suffix): one row per learner, "
                         "each fold a point, the mean and its 95%% confidence interval (corrected resampled t), on an "
@@ -99,27 +99,281 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
+# ---------------------------------------------------------------------------------------------- arguments
+def int_at_least(low: int):
+    """An argparse ``type``: an int >= ``low`` (argparse prints the message as one line, naming the option)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{value} is below {low}; give an integer >= {low}")
+        return value
+
+    parse.__name__ = f"int >= {low}"
+    return parse
+
+
+def n_jobs_value(text: str) -> int:
+    """An argparse ``type`` for ``--n-jobs``: a non-zero int (-1: all cores)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value == 0:
+        raise argparse.ArgumentTypeError("0 workers cannot run anything; give 1 (no parallelism), 2, ... or -1 "
+                                         "(all cores)")
+    return value
+
+
+def add_reading_arguments(p: argparse.ArgumentParser) -> None:
+    """``--sep``, ``--encoding``, ``--na-values``, ``--no-default-na``: how ``--data`` is read (pandas' ``read_csv``
+    options of the same names)."""
+    p.add_argument("--sep", default=None, help="column separator of --data (default: tab for .tsv/.tab, else comma)")
+    p.add_argument("--encoding", default="utf-8", help="text encoding of --data (default utf-8; e.g. latin-1)")
+    p.add_argument("--na-values", action="append", default=None, metavar="MARKERS",
+                   help="comma-separated cell values that mark a missing value, e.g. --na-values '?,-' (UCI files "
+                        "write '?'); added to pandas' default markers (empty field, NA, N/A, NaN, null, ...) unless "
+                        "--no-default-na is given. Repeatable; a marker holding a comma needs its own option")
+    p.add_argument("--no-default-na", action="store_true",
+                   help="use only the --na-values markers (pandas' keep_default_na=False): e.g. 'NA' or 'None' is "
+                        "then a value, and an empty field is missing only if --na-values lists ''")
+    p.add_argument("--index-col", default=None, metavar="COLUMN",
+                   help="column of --data holding the row labels (default: the row number, from 0): messages and "
+                        "output name rows by it, and it is not a feature")
+
+
+def _na_markers(args) -> list | None:
+    """The ``--na-values`` markers as one list (None when none was given)."""
+    items = getattr(args, "na_values", None)
+    if not items:
+        return None
+    out = []
+    for item in items:
+        out.extend(m.strip() if m.strip() else m for m in item.split(","))
+    return out
+
+
+def one_line(err: BaseException) -> str:
+    """An exception as one line: its message (or its type when it has none) and its notes (e.g. the learner and
+    fold of a cross-validation)."""
+    text = " ".join(str(err).split()) or type(err).__name__
+    notes = " ".join(" ".join(str(n).split()) for n in getattr(err, "__notes__", ()))
+    if isinstance(err, OSError) and err.filename and str(err.filename) not in text:
+        text += f" ({err.filename})"
+    return f"{text} {notes}" if notes else text
+
+
+def dropna_hint(err: BaseException, args) -> str:
+    """The command line's own fix for a learner that refuses missing training cells."""
+    if "missing value" in str(err) and not getattr(args, "dropna", True):
+        return " On the command line, --dropna drops the rows with a missing value."
+    return ""
+
+
+def check_learner_options(est, what: str) -> None:
+    """Check a learner's options (and its nested parameter estimator's) against its table of constraints before any
+    data is read: a wrong ``--alpha`` or ``--param`` is one line naming the option."""
+    from pgmpy_ext.utils import check_params
+
+    target = est.steps[-1][1] if hasattr(est, "steps") else est
+    for obj in (target, target.get_params(deep=False).get("estimator")):
+        if obj is None or not hasattr(type(obj), "_parameter_constraints"):
+            continue
+        try:
+            check_params(obj)
+        except (ValueError, TypeError) as err:
+            raise _UsageError(f"{what}: {err}") from None
+
+
+def _check_picture_path(path: Path) -> None:
+    """``--plot``: a file type matplotlib can write (checked before any fitting)."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as err:  # pragma: no cover - matplotlib is a test dependency
+        raise _UsageError("--plot needs matplotlib: pip install matplotlib") from err
+    kinds = Figure().canvas.get_supported_filetypes()
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix not in kinds:
+        raise _UsageError(f"--plot {str(path)!r}: matplotlib cannot write {suffix or 'a file without extension'!r}; "
+                          f"use one of {', '.join('.' + k for k in sorted(kinds))} (e.g. structure.png).")
+
+
 # ---------------------------------------------------------------------------------------------- data
-def _read_table(path: Path, sep: str | None) -> pd.DataFrame:
+#: The first bytes of the compressed formats pandas reads, so a file is read by what it holds, not by its name.
+_MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"PK\x03\x04", "zip"), (b"\xfd7zXZ\x00", "xz"),
+          (b"\x28\xb5\x2f\xfd", "zstd"))
+
+
+def _compression(path: Path) -> str | None:
+    with open(path, "rb") as f:
+        head = f.read(8)
+    return next((kind for magic, kind in _MAGIC if head.startswith(magic)), None)
+
+
+def _first_line(path: Path, compression: str | None, encoding: str) -> str:
+    """The first line of a (possibly compressed) text file, '' when it cannot be read."""
+    import bz2
+    import gzip
+    import lzma
+
+    opener = {None: open, "gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(compression)
+    if opener is None:
+        return ""
+    try:
+        with opener(path, "rt", encoding=encoding, errors="replace") as f:
+            return f.readline()
+    except (OSError, EOFError, ValueError):
+        return ""
+
+
+def _read_table(path: Path, sep: str | None, args=None) -> pd.DataFrame:
+    """``--data`` as a DataFrame, with one clear message (no traceback) for every way a file can be unreadable:
+    missing, a folder, not allowed, empty, compressed in another format than its name says (the content decides),
+    not in the given encoding, rows of another width than the header, one column named like a header with another
+    separator, or the same column name twice (pandas would rename the second one silently)."""
+    where = f"--data {str(path)!r}"
+    if not path.exists():
+        raise _UsageError(f"{where} does not exist.")
     if not path.is_file():
-        raise _UsageError(f"--data {str(path)!r} is not a file.")
+        raise _UsageError(f"{where} is not a file (a folder?); give a CSV or TSV file.")
+    try:
+        compression = _compression(path)
+    except OSError as err:
+        raise _UsageError(f"could not open {where}: {err.strerror or err}.") from None
+    if path.stat().st_size == 0:
+        raise _UsageError(f"{where} is empty (0 bytes); give a file with a header row and data rows.")
     if sep is None:
         suffixes = [s.lower() for s in path.suffixes]
         sep = "\t" if (".tsv" in suffixes or ".tab" in suffixes) else ","
+    encoding = getattr(args, "encoding", None) or "utf-8"
+    na = _na_markers(args)
+    keep_default = not getattr(args, "no_default_na", False)
+    options = {"sep": sep, "compression": compression, "encoding": encoding, "na_values": na,
+               "keep_default_na": keep_default}
+    shown_sep = {"\t": "tab", ",": "comma"}.get(sep, repr(sep))
     try:
-        return pd.read_csv(path, sep=sep)
-    except (pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise _UsageError(f"could not read --data {str(path)!r}: {err}") from None
+        frame = pd.read_csv(path, **options)
+        header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False,
+                             **{k: v for k, v in options.items() if k not in ("na_values", "keep_default_na")})
+    except pd.errors.EmptyDataError:
+        raise _UsageError(f"{where} has no header row (only blank lines?); give a CSV/TSV file whose first line "
+                          "names the columns.") from None
+    except pd.errors.ParserError as err:
+        first = _first_line(path, compression, encoding)
+        other = next((c for c in (";", "\t", ",", "|") if c != sep and c in first and sep not in first), None)
+        hint = ""
+        if other is not None:
+            hint = f" The header line holds no {shown_sep} but {'tab' if other == chr(9) else repr(other)}: pass " \
+                   f"--sep {repr(other) if other != chr(9) else chr(39) + chr(92) + 't' + chr(39)}."
+        raise _UsageError(f"could not read {where}: {str(err).strip()}. Check the separator (now {shown_sep}; "
+                          f"--sep sets it) and that every row has as many fields as the header.{hint}") from None
+    except UnicodeDecodeError as err:
+        raise _UsageError(f"{where} is not {encoding} text (byte {err.object[err.start:err.start + 1]!r} at "
+                          f"position {err.start}); pass its encoding, e.g. --encoding latin-1.") from None
+    except (OSError, EOFError, ValueError) as err:  # a damaged archive, a zip holding several files, ...
+        what = f"a {compression} archive" if compression else "a text file"
+        raise _UsageError(f"could not read {where} as {what}: {err}.") from None
+    names = [str(v) for v in header.iloc[0].tolist()] if header.shape[0] else []
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise _UsageError(f"{where} names the column(s) {dup!r} more than once in its header; every column needs its "
+                          "own name (pandas would rename the second one silently): rename them.")
+    index_col = getattr(args, "index_col", None)
+    if index_col is not None and index_col not in frame.columns:
+        raise _UsageError(f"--index-col {index_col!r} is not a column of {str(path)!r} (columns: "
+                          f"{columns_text(frame.columns)}).")
+    for i, name in enumerate(names):
+        if name.strip() or i >= frame.shape[1] or frame.columns[i] == index_col:
+            continue
+        read_as = str(frame.columns[i])
+        if frame.iloc[:, i].isna().all():
+            raise _UsageError(f"{where}: column {i + 1} has no name in the header and no value in any row (a "
+                              "separator at the end of every line?); remove it from the file.")
+        raise _UsageError(f"{where}: column {i + 1} has no name in the header (pandas reads it as {read_as!r}); name "
+                          f"it, or pass --index-col {read_as!r} if it holds the row labels (pandas' to_csv writes "
+                          "them so).")
+    if index_col is not None:
+        frame = frame.set_index(index_col)
+    if frame.shape[1] == 1:
+        name = str(frame.columns[0])
+        other = next((c for c in (";", "\t", ",", "|") if c != sep and c in name), None)
+        if other is not None:
+            shown = "tab" if other == "\t" else repr(other)
+            option = "'\\t'" if other == "\t" else repr(other)
+            raise _UsageError(f"{where} was read as one column named {name[:60]!r}: its separator looks like "
+                              f"{shown}; pass --sep {option}.")
+    for note in text_among_numbers(frame, na):
+        print(f"# warning: {note}", file=sys.stderr)
+    return frame
+
+
+def row_label(value):
+    """A row label as the user wrote it (a numpy scalar as its Python value, so messages say 3, not np.int64(3))."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def columns_text(columns, limit: int = 12) -> str:
+    """A list of column names for a one-line message: the first ``limit`` and how many more."""
+    names = [str(c) for c in columns]
+    if len(names) <= limit:
+        return repr(names)
+    return repr(names[:limit])[:-1] + f", ... and {len(names) - limit} more]"
+
+
+def _close_names(name: str, columns) -> list[str]:
+    """Columns a mistyped name probably meant (case-insensitive match first, then difflib's close matches)."""
+    import difflib
+
+    names = [str(c) for c in columns]
+    same = [c for c in names if c.casefold() == str(name).casefold()]
+    return same or difflib.get_close_matches(str(name), names, n=3)
+
+
+def text_among_numbers(frame: pd.DataFrame, na_markers=None, max_markers: int = 3) -> list[str]:
+    """The columns pandas read as text because a few cells are not numbers (e.g. '?' or '-' marking a missing
+    value, as UCI files do): one note each, naming the column, the text values, their rows and the fix, so such a
+    marker is not silently learnt as a state of its own."""
+    notes = []
+    for c in frame.columns:
+        col = frame[c]
+        if not (pd.api.types.is_object_dtype(col.dtype) or pd.api.types.is_string_dtype(col.dtype)):
+            continue  # pandas 3 reads text as its 'str' dtype, older pandas as object
+        present = col.dropna()
+        if present.empty or not all(isinstance(v, str) for v in present.tolist()[:1000]):
+            continue
+        numeric = pd.to_numeric(present, errors="coerce")
+        text = present[numeric.isna()]
+        kinds = sorted(set(text.tolist()))
+        if not 0 < len(kinds) <= max_markers or numeric.notna().sum() < len(present) / 2:
+            continue
+        shown = ", ".join(repr(k) for k in kinds)
+        flag = ",".join(kinds)
+        first = row_label(text.index[0])
+        notes.append(f"column {str(c)!r} holds numbers and the text {shown} ({len(text)} row(s), first at row "
+                     f"{first!r}): the column is read as text categories with {shown} a state of its own; if it "
+                     f"marks a missing value, pass --na-values {flag!r}.")
+    return notes
+
+
+def _no_rows(frame: pd.DataFrame, path: Path) -> None:
+    """Training data: a file with a header and no data rows is refused naming the file."""
+    if frame.shape[0] == 0:
+        raise _UsageError(f"--data {str(path)!r} has a header and no data rows; a learner needs rows to learn from.")
 
 
 def _load(args) -> tuple[pd.DataFrame, pd.Series]:
     if args.data is not None:
         if not args.target:
             raise _UsageError("--data needs --target, the name of the class column.")
-        frame = _read_table(args.data, args.sep)
+        frame = _read_table(args.data, args.sep, args)
+        _no_rows(frame, args.data)
         if args.target not in frame.columns:
+            close = _close_names(args.target, frame.columns)
+            hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
             raise _UsageError(f"--target {args.target!r} is not a column of {str(args.data)!r} (columns: "
-                              f"{list(frame.columns)!r}).")
+                              f"{columns_text(frame.columns)}).{hint}")
         y = frame.pop(args.target)
         return frame, y
     try:
@@ -171,9 +425,9 @@ def _prepare(X: pd.DataFrame, y: pd.Series, dropna: bool) -> tuple[pd.DataFrame,
     if missing.any():
         if not dropna:
             r = int(np.flatnonzero(missing.to_numpy())[0])
-            raise _UsageError(f"{int(missing.sum())} row(s) have a missing class label (first: row {X.index[r]!r}); "
-                              "pass --dropna to remove them.")
-        X, y = X.loc[~missing].reset_index(drop=True), y.loc[~missing].reset_index(drop=True)
+            raise _UsageError(f"{int(missing.sum())} row(s) have a missing class label (first: row "
+                              f"{row_label(X.index[r])!r}); pass --dropna to remove them.")
+        X, y = X.loc[~missing], y.loc[~missing]  # the kept rows keep their labels (the file's row numbers)
     if X.shape[0] < 2:
         raise _UsageError(f"the data have {X.shape[0]} usable row(s); a learner needs more.")
     out = {}
@@ -245,7 +499,41 @@ def resolve_learner(name: str, avail: dict | None = None) -> tuple[str, bool]:
     return None, False
 
 
-def _learners(spec: str, alpha: float, seed: int, tm_solver: str = "lbfgs") -> dict:
+def add_tm_arguments(p: argparse.ArgumentParser) -> None:
+    """``--tm-solver`` and ``--tm-prior-strength`` (shared by ``evaluate`` and ``fit``); their defaults are the
+    library's (``TMEstimator()``), resolved when a learner is built."""
+    p.add_argument("--tm-solver", default=None, choices=["tm", "lbfgs"],
+                   help="optimiser of the '-tm' learners (default: TMEstimator's, lbfgs: L-BFGS on the conditional "
+                        "log-likelihood plus a Gaussian prior around the generative parameters); tm = the thesis's "
+                        "TM iteration without a prior")
+    p.add_argument("--tm-prior-strength", default=None, type=_prior_strength,
+                   help="strength of that prior (default: TMEstimator's, 'auto' = 30 with lbfgs, none with tm; 0 = "
+                        "no prior, the thesis's objective, which overfits separable data)")
+
+
+def _prior_strength(text: str):
+    if text == "auto":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 'auto' or a number >= 0, got {text!r}") from None
+    if not (value >= 0 and np.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected 'auto' or a number >= 0, got {text!r}")
+    return value
+
+
+def tm_options(args) -> dict:
+    """The ``TMEstimator`` options the TM arguments set (the library's defaults for those left out)."""
+    out = {}
+    if getattr(args, "tm_solver", None) is not None:
+        out["solver"] = args.tm_solver
+    if getattr(args, "tm_prior_strength", None) is not None:
+        out["prior_strength"] = args.tm_prior_strength
+    return out
+
+
+def _learners(spec: str, alpha: float, seed: int, tm_kw: dict | None = None) -> dict:
     avail = available_learners()
     names = [s.strip().lower() for s in spec.split(",") if s.strip()]
     if not names:
@@ -271,8 +559,9 @@ def _learners(spec: str, alpha: float, seed: int, tm_solver: str = "lbfgs") -> d
                                   "(structuraltm already learns TM parameters).")
             from pgmpy_ext.parameters import TMEstimator
 
-            # the TM starts from the smoothed counts (alpha) and maximises the conditional likelihood
-            kw["estimator"] = TMEstimator(alpha=alpha, solver=tm_solver)
+            # the TM starts from the smoothed counts (alpha) and maximises the conditional likelihood (plus the
+            # prior's log-density around those smoothed generative parameters)
+            kw["estimator"] = TMEstimator(alpha=alpha, **(tm_kw or {}))
         out[(base.upper() if len(base) <= 4 else base) + ("-TM" if tm and len(base) <= 4 else "-tm" if tm else "")] = \
             cls(**kw)
     return out
@@ -319,7 +608,11 @@ def _protocol_line(args, n_rows: int, continuous: list, disc: str) -> str:
         what = "resubstitution (train = test)"
     line = f"# {what}, seed {args.seed}, {n_rows} rows, alpha={args.alpha}"
     if any(resolve_learner(n)[1] for n in args.learners.split(",") if n.strip()):
-        line += f"; TM solver {getattr(args, 'tm_solver', 'lbfgs')}"
+        from pgmpy_ext.parameters import TMEstimator, prior_strengths
+
+        est = TMEstimator(**tm_options(args))
+        strength = prior_strengths(est.prior_strength, est.solver)[0]
+        line += f"; TM solver {est.solver}, prior strength {strength:g}"
     if continuous:
         line += f"; {len(continuous)} real-valued column(s) cut per training fold ({disc}"
         line += ")" if disc == "mdlp" else f", {args.bins} bins)"
@@ -374,9 +667,16 @@ def run(args, out=print) -> int:
             return 0
         if args.data is None and args.dataset is None:
             raise _UsageError("give the data: --data FILE --target COLUMN, or --dataset NAME.")
-        learners = _learners(args.learners, args.alpha, args.seed, getattr(args, "tm_solver", "lbfgs"))
+        learners = _learners(args.learners, args.alpha, args.seed, tm_options(args))
+        for name, learner in learners.items():
+            check_learner_options(learner, f"learner {name}")
+        if args.plot is not None:
+            _check_picture_path(args.plot)
         X, y = _load(args)
         X, y, continuous = _prepare(X, y, args.dropna)
+        if y.nunique() < 2:
+            raise _UsageError(f"the class column {y.name!r} has a single value {y.iloc[0]!r}; a classifier needs at "
+                              "least 2 classes.")
         disc = _discretizer(args.discretize, continuous, args.bins)
         if disc is not None:
             from sklearn.pipeline import Pipeline
@@ -394,14 +694,19 @@ def run(args, out=print) -> int:
         return 2
     from pgmpy_ext.evaluation import cross_validate_learners
 
-    results = cross_validate_learners(learners, X, y, cv=args.cv, n_splits=args.folds, n_repeats=args.repeats,
-                                      test_size=args.test_size, random_state=args.seed,
-                                      fixed_structure=args.fixed_structure, n_jobs=args.n_jobs,
-                                      show_progress=not args.no_progress)
+    try:
+        results = cross_validate_learners(learners, X, y, cv=args.cv, n_splits=args.folds, n_repeats=args.repeats,
+                                          test_size=args.test_size, random_state=args.seed,
+                                          fixed_structure=args.fixed_structure, n_jobs=args.n_jobs,
+                                          show_progress=not args.no_progress)
+    except (ValueError, TypeError) as err:  # a learner refusing a training fold (its message names the fix)
+        print(f"pgmpy-ext evaluate: error: {one_line(err)}{dropna_hint(err, args)}", file=sys.stderr)
+        return 2
     _report(results, _protocol_line(args, X.shape[0], continuous, args.discretize) + "\n" +
             columns_line(X, continuous, _discretize_how(args.discretize, args.bins, ", per training fold")),
             out)
     if args.output is not None:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         results.to_csv(args.output, index=False)
         out(f"\nper-fold results written to {args.output}")
     if args.plot is not None:

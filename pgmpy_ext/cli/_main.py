@@ -23,7 +23,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pgmpy_ext.cli._evaluate import _UsageError
+from pgmpy_ext.cli._evaluate import (
+    _check_picture_path,
+    _UsageError,
+    add_reading_arguments,
+    add_tm_arguments,
+    check_learner_options,
+    dropna_hint,
+    int_at_least,
+    n_jobs_value,
+    one_line,
+    row_label,
+    tm_options,
+)
 from pgmpy_ext.data import state_key
 
 
@@ -87,9 +99,13 @@ def _read_network(path: Path):
     if not path.is_file():
         raise _UsageError(f"the network file {str(path)!r} does not exist.")
     try:
-        return reader(path)
+        network = reader(path)
     except Exception as err:  # pgmpy's readers raise many types on a damaged file; name the file
         raise _UsageError(f"could not read the network {str(path)!r}: {type(err).__name__}: {err}") from None
+    if not len(network.nodes()):
+        raise _UsageError(f"the network file {str(path)!r} holds no network (no variable could be read); is it a "
+                          f"{_network_format(path, '--model').upper()} file?")
+    return network
 
 
 def _plain(value):
@@ -124,7 +140,7 @@ def _learner_params(args, cls) -> dict:
 
 def _data_frame(args, *, need_target: bool):
     """(X, y or None, source name) from --data/--dataset, with the evaluate command's reading rules."""
-    from pgmpy_ext.cli._evaluate import _load, _read_table
+    from pgmpy_ext.cli._evaluate import _load, _no_rows, _read_table
 
     if args.data is None and args.dataset is None:
         raise _UsageError("give the data: --data FILE" + (" --target COLUMN" if need_target else "") +
@@ -132,7 +148,9 @@ def _data_frame(args, *, need_target: bool):
     if args.data is not None and not args.target:
         if need_target:
             raise _UsageError("--data needs --target, the name of the class column.")
-        return _read_table(args.data, args.sep), None, args.data.name
+        frame = _read_table(args.data, args.sep, args)
+        _no_rows(frame, args.data)
+        return frame, None, args.data.name
     X, y = _load(args)
     return X, y, (args.data.name if args.data is not None else args.dataset)
 
@@ -175,7 +193,7 @@ def _fit(args) -> int:
         if key is None:
             raise _UsageError(f"unknown learner {args.learner!r}; available: {', '.join(sorted(avail))} (each also "
                               "with a '-tm' suffix when it takes a parameter estimator).")
-        (label, clf), = _learners(args.learner, args.alpha, args.seed, args.tm_solver).items()
+        (label, clf), = _learners(args.learner, args.alpha, args.seed, tm_options(args)).items()
         extra = _learner_params(args, type(clf))
         params = clf.get_params()
         if "show_progress" in params:
@@ -183,6 +201,7 @@ def _fit(args) -> int:
         if "n_jobs" in params:
             extra["n_jobs"] = args.n_jobs
         clf.set_params(**extra)
+        check_learner_options(clf, f"learner {label}")
         X, y, source = _data_frame(args, need_target=True)
         X, y, continuous = _prepare(X, y, args.dropna)
         Xd, cuts = _fit_discretiser(args.discretize, continuous, args.bins, X, y)
@@ -194,8 +213,8 @@ def _fit(args) -> int:
     print(columns_line(X, continuous, _discretize_how(args.discretize, args.bins, ", on all the rows")))
     try:
         clf.fit(Xd, y)
-    except ValueError as err:
-        print(f"pgmpy-ext fit: error: {err}", file=sys.stderr)
+    except (ValueError, TypeError) as err:
+        print(f"pgmpy-ext fit: error: {one_line(err)}{dropna_hint(err, args)}", file=sys.stderr)
         return 2
     class_node = clf.class_node_
     if hasattr(clf, "model_"):
@@ -213,7 +232,8 @@ def _fit(args) -> int:
         "format": _SIDECAR_FORMAT, "format_version": 1, "pgmpy_ext_version": __version__,
         "network": out_path.name, "network_format": fmt, "network_kind": kind,
         "learner": args.learner, "learner_class": type(clf).__name__, "tm": tm,
-        "tm_solver": args.tm_solver if tm else None,
+        "tm_solver": clf.estimator.solver if tm else None,
+        "tm_prior_strength": _plain(clf.estimator.prior_strength) if tm else None,
         "params": {k: v for k, v in clf.get_params(deep=False).items()
                    if (isinstance(v, (str, int, float, bool)) or v is None) and k not in ("show_progress", "n_jobs")},
         "class_node": _plain(class_node), "classes": [_plain(c) for c in clf.classes_],
@@ -236,19 +256,6 @@ def _fit(args) -> int:
     return 0
 
 
-def _check_picture_path(path: Path) -> None:
-    """``fit --plot``: a file type matplotlib can write (checked before the fit)."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError as err:  # pragma: no cover - matplotlib is a test dependency
-        raise _UsageError("--plot needs matplotlib: pip install matplotlib") from err
-    kinds = Figure().canvas.get_supported_filetypes()
-    suffix = path.suffix.lower().lstrip(".")
-    if suffix not in kinds:
-        raise _UsageError(f"--plot {str(path)!r}: matplotlib cannot write {suffix or 'a file without extension'!r}; "
-                          f"use one of {', '.join('.' + k for k in sorted(kinds))} (e.g. structure.png).")
-
-
 def _is_missing(v) -> bool:
     return v is None or (isinstance(v, (float, np.floating)) and np.isnan(v)) or v is pd.NA or v is pd.NaT
 
@@ -265,7 +272,11 @@ def _read_model_files(args):
             raise _UsageError(f"--model {str(path)!r} is not a JSON file: {err}") from None
         if not isinstance(side, dict) or side.get("format") != _SIDECAR_FORMAT:
             raise _UsageError(f"--model {str(path)!r} is not a model file written by 'pgmpy-ext fit'.")
-        return _read_network(path.parent / side["network"]), side
+        lacking = [k for k in ("network", "class_node") if not isinstance(side.get(k), (str, int, float))]
+        if lacking:
+            raise _UsageError(f"--model {str(path)!r} lacks {lacking!r}: it is damaged or was not written by "
+                              "'pgmpy-ext fit'; fit the model again.")
+        return _read_network(path.parent / str(side["network"])), side
     network = _read_network(path)
     side_path = path.with_suffix(".json")
     if side_path.is_file():
@@ -310,9 +321,13 @@ def _prepare_new_rows(frame: pd.DataFrame, post, side: dict, handle_unknown: str
         for r, v in enumerate(values):
             if v is not None and state_key(v) not in known:
                 if handle_unknown == "error":
-                    raise _UsageError(f"column {str(node)!r} has value {v!r} at row {col.index[r]!r} that was not seen "
-                                      f"during fit (known: {list(post.states[node])!r}); pass --handle-unknown ignore "
-                                      "to sum it out as a missing value.")
+                    text = ""
+                    if isinstance(v, str) and v in {str(s) for s in post.states[node]}:
+                        text = (" The file holds it as text: another cell of this column is not a number (a missing-"
+                                "value marker such as '?' or '-'? name it with --na-values).")
+                    raise _UsageError(f"column {str(node)!r} has value {v!r} at row {row_label(col.index[r])!r} "
+                                      f"that was not seen during fit (known: {list(post.states[node])!r}); pass "
+                                      f"--handle-unknown ignore to sum it out as a missing value.{text}")
                 values[r] = None
                 unseen[node] = unseen.get(node, 0) + 1
         out[node] = pd.Series(values, index=frame.index, dtype=object)
@@ -334,11 +349,7 @@ def _predict(args) -> int:
             raise _UsageError(f"the model's class node {target!r} is not in its network.")
         if args.data is None:
             raise _UsageError("give the data: --data FILE.")
-        frame = _read_table(args.data, args.sep)
-        if args.index_col is not None:
-            if args.index_col not in frame.columns:
-                raise _UsageError(f"--index-col {args.index_col!r} is not a column of {str(args.data)!r}.")
-            frame = frame.set_index(args.index_col)
+        frame = _read_table(args.data, args.sep, args)  # --index-col: the row labels
         # missing (and, with --handle-unknown ignore, unseen) cells are summed out exactly, as in the classifiers
         post = BatchPosterior(network, target, missing="skip")
         # the classifiers floor every log-CPT entry at log(1e-300) when predicting; do the same here
@@ -347,8 +358,9 @@ def _predict(args) -> int:
         n_missing = int(missing.sum())
         if args.missing == "error" and n_missing:
             i, j = (int(v[0]) for v in np.nonzero(missing))
-            raise _UsageError(f"column {str(rows.columns[j])!r} has a missing value at row {rows.index[i]!r}; pass "
-                              "--missing skip to sum missing cells out exactly.")
+            raise _UsageError(f"column {str(rows.columns[j])!r} has a missing value at row "
+                              f"{row_label(rows.index[i])!r}; pass --missing available_case to sum missing cells "
+                              "out exactly.")
     except _UsageError as err:
         print(f"pgmpy-ext predict: error: {err}", file=sys.stderr)
         return 2
@@ -374,6 +386,8 @@ def _predict(args) -> int:
         hits = [state_key(_plain(t)) == state_key(p) for t, p, k in zip(truth.tolist(), pred, known) if k]
         if hits:
             info(f"# accuracy on the {len(hits)} row(s) with a class: {np.mean(hits):.4f}")
+    if not to_stdout:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     result.to_csv(sys.stdout if to_stdout else args.output)
     if not to_stdout:
         info(f"# predictions written to {args.output}")
@@ -409,13 +423,22 @@ def _cluster(args) -> int:
         alpha = 1.0 if args.alpha is None else args.alpha
         cem = (LatentClassEM if args.method == "em" else EMAClustering)(alpha=alpha, **common)
         what = "latent-class EM" if args.method == "em" else "EMA (model averaging over selective naive Bayes)"
+    try:
+        check_learner_options(cem, type(cem).__name__)
+    except _UsageError as err:
+        print(f"pgmpy-ext cluster: error: {err}", file=sys.stderr)
+        return 2
     info(f"# {source}: {X.shape[0]} rows, {X.shape[1]} features; {what}, {args.n_clusters} "
          f"clusters, {args.n_init} restart(s), alpha {alpha}, seed {args.random_state}")
     info(columns_line(X, continuous, _discretize_how(args.discretize, args.bins, ", on all the rows")))
     try:
         cem.fit(Xd)
-    except ValueError as err:
-        print(f"pgmpy-ext cluster: error: {err}", file=sys.stderr)
+    except (ValueError, TypeError) as err:
+        hint = ""
+        if "missing values" in str(err) and args.method == "cem":
+            hint = (" On the command line: --dropna drops the incomplete rows, or --method em / ema fit on them "
+                    "(missing cells summed out exactly).")
+        print(f"pgmpy-ext cluster: error: {one_line(err)}{hint}", file=sys.stderr)
         return 2
     proba = cem.predict_proba(Xd)
     result = pd.DataFrame({"cluster": cem.labels_}, index=X.index)
@@ -435,6 +458,8 @@ def _cluster(args) -> int:
 
         info(f"# agreement with {y.name!r} (not used to cluster): by vote {clustering_accuracy(y, cem.labels_):.4f}, "
              f"one-to-one {clustering_accuracy(y, cem.labels_, mapping='one-to-one'):.4f}")
+    if not to_stdout:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     result.to_csv(sys.stdout if to_stdout else args.output)
     if not to_stdout:
         info(f"# labels written to {args.output}")
@@ -491,7 +516,7 @@ def _add_source_arguments(p: argparse.ArgumentParser, *, target_help: str) -> No
     src.add_argument("--dataset", help="name of a data set known to pgmpy_ext.datasets.load_dataset (its class "
                                        "column is 'target')")
     p.add_argument("--target", help=target_help)
-    p.add_argument("--sep", default=None, help="column separator of --data (default: tab for .tsv/.tab, else comma)")
+    add_reading_arguments(p)
 
 
 def _add_data_rules(p: argparse.ArgumentParser, *, supervised: bool) -> None:
@@ -502,11 +527,13 @@ def _add_data_rules(p: argparse.ArgumentParser, *, supervised: bool) -> None:
                    help="how the columns the discretisers select by default (real-valued ones) are cut, on all the "
                         "rows (default equal-frequency); 'none' refuses them. Every other column is categorical, "
                         "with every value in the file as a state")
-    p.add_argument("--bins", type=int, default=5, help="bins per discretised column (default 5; not used by mdlp)")
+    p.add_argument("--bins", type=int_at_least(2), default=5,
+                   help="bins per discretised column (default 5; not used by mdlp)")
     p.add_argument("--dropna", action="store_true",
                    help="drop rows with a missing value (default: keep them; the learners count available cases "
                         "and sum missing features out)")
-    p.add_argument("--n-jobs", type=int, default=1, help="threads/processes where the learner supports them")
+    p.add_argument("--n-jobs", type=n_jobs_value, default=1,
+                   help="threads/processes where the learner supports them (-1: all cores)")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
@@ -518,10 +545,10 @@ def _add_fit_arguments(p: argparse.ArgumentParser) -> None:
                         "for TM parameters)")
     p.add_argument("--alpha", type=float, default=1.0,
                    help="Dirichlet pseudo-count per CPT cell (default 1.0; 0 = maximum likelihood)")
-    p.add_argument("--tm-solver", default="lbfgs", choices=["tm", "lbfgs"], help="optimiser of a '-tm' learner")
+    add_tm_arguments(p)
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="any other option of the learner, e.g. --param k=2 for kdb (repeatable)")
-    p.add_argument("--seed", "--random-state", dest="seed", type=int, default=0,
+    p.add_argument("--seed", "--random-state", dest="seed", type=int_at_least(0), default=0,
                    help="random_state of the learner (default 0)")
     _add_data_rules(p, supervised=True)
     p.add_argument("--output", required=True,
@@ -539,15 +566,15 @@ def _add_predict_arguments(p: argparse.ArgumentParser) -> None:
                         "other BIF/XMLBIF network works with --target")
     p.add_argument("--data", type=Path, required=True, help="CSV or TSV file with the feature columns (others, "
                                                              "the class included, are ignored)")
-    p.add_argument("--sep", default=None, help="column separator of --data (default: tab for .tsv/.tab, else comma)")
+    add_reading_arguments(p)
     p.add_argument("--target", help="class node, only for a network without a sidecar")
-    p.add_argument("--index-col", default=None, help="column of --data holding the row labels (default: row number)")
     p.add_argument("--handle-unknown", default="ignore", choices=["ignore", "error"],
                    help="a value not seen during fit: 'ignore' (default) sums it out as a missing value, exactly; "
                         "'error' stops, naming the column, value and row")
-    p.add_argument("--missing", default="skip", choices=["skip", "error"],
-                   help="missing cells: 'skip' (default) sums them out exactly (P(class | observed cells)); "
-                        "'error' stops")
+    p.add_argument("--missing", default="available_case", choices=["available_case", "error", "skip"],
+                   help="missing cells (see --na-values): 'available_case' (default) sums them out exactly "
+                        "(P(class | observed cells)), as the library's missing='available_case'; 'error' stops; "
+                        "'skip' is an old name of 'available_case'")
     p.add_argument("--output", type=Path, default=None, help="CSV file (default: standard output)")
     p.set_defaults(func=_predict)
 
@@ -565,7 +592,8 @@ def _add_cluster_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-init", type=int, default=10, help="restarts (default 10)")
     p.add_argument("--alpha", type=float, default=None,
                    help="Dirichlet pseudo-count (default: the estimator's, 0.5 for cem and 1.0 for em and ema)")
-    p.add_argument("--random-state", "--seed", dest="random_state", type=int, default=0, help="seed (default 0)")
+    p.add_argument("--random-state", "--seed", dest="random_state", type=int_at_least(0), default=0,
+                   help="seed (default 0)")
     _add_data_rules(p, supervised=False)
     p.add_argument("--output", type=Path, default=None,
                    help="labels CSV: cluster and P(k) per row (default: standard output)")
@@ -575,14 +603,23 @@ def _add_cluster_arguments(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=_cluster)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``pgmpy-ext fit: error: argument --bins: ... (pgmpy-ext fit --help lists the
+    options)`` instead of the usage block followed by the error (subcommands' parsers are of this class too)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the options)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="pgmpy-ext", description="Fast Bayesian-network learners for pgmpy.")
+    ap = _Parser(prog="pgmpy-ext", description="Fast Bayesian-network learners for pgmpy.")
     sub = ap.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="learn, evaluate, export and query a TAN on built-in data (offline)")
     d.add_argument("--output-dir", default="demo_output", help="where the BIF/XMLBIF files go (default: demo_output)")
-    d.add_argument("--n-train", type=int, default=5000, help="training rows sampled from asia (default 5000)")
-    d.add_argument("--n-test", type=int, default=2000, help="test rows (default 2000)")
-    d.add_argument("--seed", type=int, default=42)
+    d.add_argument("--n-train", type=int_at_least(50), default=5000,
+                   help="training rows sampled from asia (default 5000, at least 50)")
+    d.add_argument("--n-test", type=int_at_least(1), default=2000, help="test rows (default 2000)")
+    d.add_argument("--seed", type=int_at_least(0), default=42)
     d.add_argument("--no-progress", action="store_true", help="hide progress bars")
     d.set_defaults(func=_demo)
     g = sub.add_parser("gallery", help="draw every plot of pgmpy_ext.evaluation on built-in data (PNG + Markdown)")
@@ -624,14 +661,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; a problem with the input is one line on standard error and exit status 2 (set
+    ``PGMPY_EXT_TRACEBACK=1`` to see the traceback of a ValueError, TypeError or OSError)."""
+    import os
+
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
     except BrokenPipeError:  # e.g. `pgmpy-ext predict ... | head`: stop quietly, as other command-line tools do
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except _UsageError as err:
+        print(f"pgmpy-ext {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError, OSError, MemoryError) as err:  # the library's messages name what to fix
+        if os.environ.get("PGMPY_EXT_TRACEBACK"):
+            raise
+        print(f"pgmpy-ext {args.command}: error: {one_line(err)}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

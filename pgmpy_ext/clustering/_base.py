@@ -19,7 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
-from pgmpy_ext.data import DiscreteInputMixin, EncodedData, check_no_missing, encode
+from pgmpy_ext.data import DiscreteInputMixin, EncodedData, check_no_missing, encode, warn_mostly_unseen
 from pgmpy_ext.models import multinet_to_network
 from pgmpy_ext.utils import log_normalize_rows, logsumexp_rows, run_starts
 
@@ -182,10 +182,19 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         if message is not None:
             warnings.warn(message, ConvergenceWarning, stacklevel=2)
         self._name_cluster_node()
-        for stale in ("model_", "models_"):  # a refit may switch between one network and a multinet
+        for stale in ("model_", "models_", "_no_model_reason"):  # a refit may switch between network and multinet
             self.__dict__.pop(stale, None)
         self._build_models()  # pgmpy objects last
         return self
+
+    def __getattr__(self, name):
+        """Called only when ``name`` is not found: a ``model_`` that this fit did not build (a one-network form
+        above ``MODEL_MAX_CPD_SIZE``) gets an AttributeError that says why and what to use instead."""
+        if name == "model_":
+            reason = self.__dict__.get("_no_model_reason")
+            if reason is not None:
+                raise AttributeError(f"This {type(self).__name__} has no model_: {reason}")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _name_cluster_node(self) -> None:
         """``cluster_node_``: ``"cluster"``, with underscores appended while a feature has that name."""
@@ -238,8 +247,12 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         if getattr(self, "missing", "available_case") == "error":
             check_no_missing(frame[columns], f"{type(self).__name__}.predict")
         states = {c: self.encoder_.states[k] for k, c in enumerate(columns)}
-        return encode(frame[columns], states=states, missing="skip", strict_states=True,
-                      handle_unknown=getattr(self, "handle_unknown", "error")).codes
+        handle_unknown = getattr(self, "handle_unknown", "error")
+        codes = encode(frame[columns], states=states, missing="skip", strict_states=True,
+                       handle_unknown=handle_unknown).codes
+        if handle_unknown == "ignore":  # a feature mostly unseen (e.g. its type changed) would vanish silently
+            warn_mostly_unseen(frame, codes, columns, self.encoder_.states)
+        return codes
 
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """``log p(x, cluster = k)`` per row, shape (n_samples, n_clusters)."""

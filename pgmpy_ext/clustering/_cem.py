@@ -292,6 +292,12 @@ class CEMClustering(BaseBNMixture):
                 return
             except ValueError:
                 continue
+        self._no_model_reason = (
+            f"the exact one-network form of this CL multinet would need a CPD of more than MODEL_MAX_CPD_SIZE = "
+            f"{MODEL_MAX_CPD_SIZE:,} entries in the topological order of every cluster's tree (the clusters' trees "
+            "disagree, so a node's parents there are the union of what the trees need). Use models_ (one Chow-Liu "
+            "network per cluster, with weights_; predict, predict_proba, score and plot_network use them), "
+            "to_network(order=...) to expand it in another order, or model='tan' for one network.")
 
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         layout, log_cpt, log_prior = self._predict_args_

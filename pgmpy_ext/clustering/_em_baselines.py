@@ -597,3 +597,8 @@ class EMCompleteBNClustering(_EMBaseline):
                  for i, c in enumerate(data.cards)]
         if max(sizes) <= MODEL_MAX_CPD_SIZE:
             self.model_ = self.to_network(max_cpd_size=MODEL_MAX_CPD_SIZE)
+        else:
+            self._no_model_reason = (
+                f"its complete network would have a CPT of {max(sizes):,} entries, more than MODEL_MAX_CPD_SIZE = "
+                f"{MODEL_MAX_CPD_SIZE:,} (the fitted model keeps only the observed parent configurations). predict, "
+                "predict_proba and score work without it; to_network(max_cpd_size=...) expands it anyway.")

@@ -478,6 +478,11 @@ class EMATANClustering(BaseBNMixture):
         model = self.averaged_model_
         if max(model.complete_cpd_size(f) for f in model.features) <= MODEL_MAX_CPD_SIZE:
             self.model_ = model.to_network(max_cpd_size=MODEL_MAX_CPD_SIZE)
+        else:
+            self._no_model_reason = (
+                f"the complete network of the averaged TAN mixture would have a CPD of more than MODEL_MAX_CPD_SIZE = "
+                f"{MODEL_MAX_CPD_SIZE:,} entries. Use averaged_model_ (the compact mixture; predict, predict_proba "
+                "and score use it) or to_network(max_cpd_size=...) to expand it anyway.")
 
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         return self.averaged_model_.log_joint(codes)

@@ -28,6 +28,10 @@ parameters or joints) and its degenerate test take one more map-reduce each. The
 EMA-TAN, maps) keep per-row state across passes and take no row weights: they do not accept dask data; compute
 the frame (or a sample) first.
 
+``PopulationEMA`` (``pgmpy_ext.popgen``) fits a 2-d dask **array** of SNP dosages (chunks of individuals):
+:class:`DaskDosages` runs each pass of the fit (allele totals, the products of the SVD start, one E step per EM
+iteration, the leave-one-out memberships) as one map-reduce over the chunks, so a worker holds one chunk at a time.
+
 Note that dask turns object columns into strings by default (``dataframe.convert-string``): an object column of
 integers becomes states ``'0', '1', ...`` on the dask side; give such columns an integer or categorical dtype.
 """
@@ -48,7 +52,9 @@ from pgmpy_ext.dask._data import (
     require_dask,
 )
 from pgmpy_ext.dask._latent import LatentClassPasses
+from pgmpy_ext.dask._popgen import DaskDosages
 
-__all__ = ["DaskEncodedData", "LatentClassPasses", "compress", "distinct_values", "encode", "family_counts_many",
+__all__ = ["DaskDosages", "DaskEncodedData", "LatentClassPasses", "compress", "distinct_values", "encode",
+           "family_counts_many",
            "infer_states", "is_dask_collection", "labels_of", "latent_class_estep", "map_log_joint", "pairwise_counts",
            "persist_distinct", "require_dask"]

@@ -1,7 +1,13 @@
 """Encoded data: DataFrame <-> int32 (or narrow int8/int16) codes + original states + weights + missing-value
 policy; the discrete-input side of the scikit-learn faces."""
 
-from pgmpy_ext.data._columns import ColumnCodes, MissingValueError, UnseenValuesWarning, column_arrays
+from pgmpy_ext.data._columns import (
+    ColumnCodes,
+    MissingValueError,
+    UnseenValuesWarning,
+    column_arrays,
+    warn_mostly_unseen,
+)
 from pgmpy_ext.data._compound import CompoundColumn, compound_column, join_compound, split_compound
 from pgmpy_ext.data._encoded import (
     CODES_DTYPES,
@@ -26,7 +32,19 @@ from pgmpy_ext.data._encoded import (
     state_key,
     to_python,
 )
-from pgmpy_ext.data._input import MISSING_OPTIONS, PARAMETER_VOCABULARY, DiscreteInputMixin, as_frame, validate_frame
+from pgmpy_ext.data._input import (
+    DASK_FIT,
+    DASK_PREDICT,
+    MISSING_OPTIONS,
+    PARAMETER_VOCABULARY,
+    DiscreteInputMixin,
+    as_frame,
+    check_numeric_frame,
+    check_pgmpy_data,
+    check_unique_columns,
+    refuse_dask,
+    validate_frame,
+)
 
 __all__ = ["EncodedData", "encode", "MISSING_POLICIES", "DiscreteInputMixin", "as_frame", "validate_frame"]
 __all__ += ["HANDLE_UNKNOWN", "MAX_NUMERIC_STATES", "numeric_columns_to_discretize"]
@@ -35,6 +53,8 @@ __all__ += ["check_numeric_columns", "pgmpy_state_names"]
 __all__ += ["FIT_MISSING", "check_fit_frame", "check_no_missing"]
 __all__ += ["state_key", "to_python"]
 __all__ += ["CODES_DTYPES", "codes_dtype_for", "kernel_codes", "int32_codes", "column_kind"]
-__all__ += ["ColumnCodes", "MissingValueError", "UnseenValuesWarning", "column_arrays"]
+__all__ += ["ColumnCodes", "MissingValueError", "UnseenValuesWarning", "column_arrays", "warn_mostly_unseen"]
 __all__ += ["CompoundColumn", "compound_column", "join_compound", "split_compound"]
 __all__ += ["MISSING_OPTIONS", "PARAMETER_VOCABULARY"]
+__all__ += ["DASK_FIT", "DASK_PREDICT", "check_numeric_frame", "check_pgmpy_data", "check_unique_columns"]
+__all__ += ["refuse_dask"]

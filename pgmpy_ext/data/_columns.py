@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["ColumnCodes", "UnseenValuesWarning", "MissingValueError", "column_arrays", "category_codes",
-           "UNSEEN_WARN_SHARE"]
+           "UNSEEN_WARN_SHARE", "warn_mostly_unseen"]
 
 #: A column whose share of values unseen at fit exceeds this (and that has at least one) gets an
 #: :class:`UnseenValuesWarning` at predict time: most of that feature is then summed out of the model, which is the
@@ -149,6 +149,21 @@ def _unseen_warning(col, n_unknown: int, n_rows: int, example, states: list) -> 
 
 def _py(v):
     return v.item() if isinstance(v, np.generic) else v
+
+
+def warn_mostly_unseen(frame: pd.DataFrame, codes: np.ndarray, columns: Sequence, states: Sequence) -> None:
+    """The :class:`UnseenValuesWarning` of :meth:`EncodedData.column_codes` for learners that encode new rows into
+    a code matrix (``codes``, ``-1`` for a missing or an ignored unseen cell, columns ``columns`` of ``frame``,
+    fitted ``states`` per column): every column where more than ``UNSEEN_WARN_SHARE`` of the rows hold a value
+    (not a missing cell) coded ``-1``."""
+    n = codes.shape[0]
+    if n == 0 or not (codes < 0).any():
+        return
+    unseen = (codes < 0) & frame[list(columns)].notna().to_numpy()
+    counts = unseen.sum(axis=0)
+    for j in np.flatnonzero(counts > UNSEEN_WARN_SHARE * n):
+        r = int(np.flatnonzero(unseen[:, j])[0])
+        _unseen_warning(columns[j], int(counts[j]), n, frame[columns[j]].iloc[r], list(states[j]))
 
 
 class _Unseen:

@@ -662,7 +662,7 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
                 st = [to_python(v) for v in arr.dtype.categories.tolist()]
                 cat_cache[id(arr.dtype)] = (arr.dtype, st)
             if not st:
-                raise ValueError(f"Column {col!r} has no observed value (all missing); cannot infer its states.")
+                raise ValueError(_all_missing_message(col))
             if missing == "error" and cat_codes.min(initial=0) < 0:
                 r = int(np.flatnonzero(cat_codes < 0)[0])
                 raise ValueError(_missing_message(col, _row_label(df.index, r), "NaN/None"))
@@ -982,9 +982,24 @@ def numeric_columns_to_discretize(df: pd.DataFrame, max_numeric_states: int | No
 
 
 def _missing_message(col, label, what: str) -> str:
-    return (f"Column {col!r} has a missing value ({what}) at row {label!r}; pgmpy-ext's default missing='error' "
-            "rejects it. Impute or drop it, or use missing='skip' where the learner supports available-case "
-            "counting.")
+    return (f"Column {col!r} has a missing value ({what}) at row {label!r}; missing values are refused here. "
+            "Impute or drop that row first, or use an estimator option missing='available_case' where it exists "
+            "(each family counted over the rows where it is observed, missing cells summed out at predict).")
+
+
+def _all_missing_message(col) -> str:
+    return (f"Column {col!r} has no observed value (all missing), so its states cannot be inferred. Drop the column, "
+            "or declare its states with a categorical dtype (X[col].astype(pandas.CategoricalDtype([...]))).")
+
+
+def _unhashable_error(col, series: pd.Series) -> TypeError:
+    """scikit-learn's and pgmpy's wording for an unhashable cell, with the column, the value and the row label."""
+    for r, v in enumerate(series.tolist()):
+        if not isinstance(v, Hashable):
+            return TypeError(f"argument must be a string or a number: column {col!r} has {v!r} (a "
+                             f"{type(v).__name__}) at row {_row_label(series.index, r)!r}; a discrete cell holds "
+                             "one value. Convert such cells (e.g. to a string or a tuple) or drop the column.")
+    return TypeError(f"argument must be a string or a number: column {col!r} has a value that is neither.")
 
 
 def _encode_column(col, series: pd.Series, declared, missing: str, index: pd.Index, max_numeric_states,
@@ -1014,12 +1029,12 @@ def _encode_column(col, series: pd.Series, declared, missing: str, index: pd.Ind
         try:
             fcodes, uniques = pd.factorize(series, use_na_sentinel=True)
         except TypeError:
-            raise TypeError("argument must be a string or a number") from None
+            raise _unhashable_error(col, series) from None
         uniques = [to_python(v) for v in np.asarray(uniques, dtype=object)]
     if kind == "object":
         for v in uniques:
             if not isinstance(v, Hashable):
-                raise TypeError("argument must be a string or a number")
+                raise _unhashable_error(col, series)
     if missing == "error" and fcodes.min(initial=0) < 0:  # a reduction: no n-row temporary
         raise ValueError(_missing_message(col, _row_label(index, int(np.flatnonzero(fcodes < 0)[0])), "NaN/None"))
     if declared is None and kind in ("int", "float") and _refused(max_numeric_states, len(uniques)):
@@ -1037,7 +1052,7 @@ def _encode_column(col, series: pd.Series, declared, missing: str, index: pd.Ind
         if kind == "float":
             st = [float(v) for v in st]
     if not st:
-        raise ValueError(f"Column {col!r} has no observed value (all missing); cannot infer its states.")
+        raise ValueError(_all_missing_message(col))
     lookup = {state_key(v): i for i, v in enumerate(st)}
     remap = np.array([lookup.get(state_key(v), -1) for v in uniques], dtype=np.int32)
     if remap.shape[0] <= len(st) and np.array_equal(remap, np.arange(remap.shape[0])):

@@ -26,7 +26,7 @@ from pgmpy_ext.datasets._latent import (
 )
 from pgmpy_ext.datasets._loader import list_datasets, load_dataset
 from pgmpy_ext.datasets._microarray import MICROARRAYS, load_microarray
-from pgmpy_ext.datasets._popgen import make_balding_nichols, make_toy_bitstrings
+from pgmpy_ext.datasets._popgen import make_balding_nichols, make_toy_bitstrings, simulate_demes, simulate_stdpopsim
 from pgmpy_ext.datasets._synthetic import CORRAL_FEATURES, make_corral
 
 __all__ = [
@@ -53,4 +53,4 @@ __all__ = [
 __all__ += ["make_ci_synthetic"]
 __all__ += ["RandomLatentModel", "make_model_detection", "make_random_bn_classifier", "make_random_selective_nb",
             "make_random_tan", "pruefer_tree"]
-__all__ += ["make_balding_nichols", "make_toy_bitstrings"]
+__all__ += ["make_balding_nichols", "make_toy_bitstrings", "simulate_demes", "simulate_stdpopsim"]

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from pgmpy_ext._compat import show_progress_enabled
 from pgmpy_ext.biclustering import SAMBA, check_finite_matrix
 from pgmpy_ext.classifiers import K2Classifier
-from pgmpy_ext.data import PARAMETER_VOCABULARY
+from pgmpy_ext.data import PARAMETER_VOCABULARY, check_numeric_frame, refuse_dask
 from pgmpy_ext.ensembles._weighting import WEIGHTINGS, weighted_vote
 from pgmpy_ext.utils import ANY, Interval, Options, check_generator, check_params, fill_doc
 
@@ -426,6 +426,18 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Bicluster the training matrix, build the FI/FE datasets and fit one member per dataset."""
         self._check_params()
+        refuse_dask(self, X, y, method="fit")
+        check_numeric_frame(X, "BENCHClassifier")
+        if y is None:  # (scikit-learn's check_requires_y_none looks for these words)
+            raise ValueError("BENCHClassifier requires y to be passed, but the target y is None; call fit(X, y) "
+                             "with the class labels.")
+        y_na = pd.isna(pd.Series(np.asarray(y, dtype=object).ravel() if not isinstance(y, pd.Series) else y,
+                                 dtype=object)).to_numpy()
+        if y_na.any():
+            r = int(np.flatnonzero(y_na)[0])
+            label = X.index[r] if isinstance(X, pd.DataFrame) and r < X.shape[0] else r
+            label = label.item() if isinstance(label, np.generic) else label
+            raise ValueError(f"y has a missing class label (NaN/None) at row {label!r}; remove or impute it.")
         _, y_arr = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=2)
         y_type = type_of_target(y_arr, input_name="y", raise_unknown=True)
         if y_type not in ("binary", "multiclass"):
@@ -568,6 +580,8 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
     def member_probas(self, X) -> np.ndarray:
         """Posteriors of every member, shape (n_members, n_samples, 2), columns in ``classes_`` order."""
         check_is_fitted(self)
+        refuse_dask(self, X, method="predict")
+        check_numeric_frame(X, "BENCHClassifier")
         validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=False)
         codes = apply_cuts(self._matrix(X, fit=False), self.cuts_)
         out = np.empty((len(self.estimators_), codes.shape[0], 2))

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork, TabularCPD, show_progress_enabled
 from pgmpy_ext.classifiers import K2Classifier
-from pgmpy_ext.data import DiscreteInputMixin, encode
+from pgmpy_ext.data import DiscreteInputMixin, check_no_missing, encode, warn_mostly_unseen
 from pgmpy_ext.ensembles._weighting import WEIGHTINGS, weighted_vote
 from pgmpy_ext.tree import C45Classifier, used_tree_features
 from pgmpy_ext.utils import ANY, Interval, Options, fill_doc
@@ -35,6 +35,11 @@ class _TreeBNBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {**DiscreteInputMixin._parameter_constraints, "tree": [ANY], "bbn": [ANY]}
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False  # fit needs complete rows (the C4.5 tree); predict follows ``missing``
+        return tags
+
     def _check_base_params(self):
         self._check_common_params()
         if self.tree is not None and not (hasattr(self.tree, "fit") and hasattr(self.tree, "get_params")):
@@ -48,12 +53,17 @@ class _TreeBNBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         frame = self._fit_frame(X, y)
         if frame.shape[1] == 0:
             raise ValueError("X has no columns (0 features); a classifier needs at least one feature.")
+        if frame.shape[0] == 0:
+            raise ValueError("X has no rows (0 samples); a classifier needs training rows of at least 2 classes.")
         na = frame.isna().to_numpy()
         if na.any():
             r, k = (int(v[0]) for v in np.nonzero(na))
+            name = type(self).__name__
             raise ValueError(f"Column {frame.columns[k]!r} has a missing value (NaN/None) at row "
-                             f"{_python(frame.index[r])!r}; {type(self).__name__} needs complete data. Impute first, "
-                             "e.g. make_pipeline(SimpleImputer(strategy='most_frequent'), ...).")
+                             f"{_python(frame.index[r])!r}; {name} needs complete training data (its C4.5 trees "
+                             "select the features on complete rows), whatever missing= says. Impute first, e.g. "
+                             f"make_pipeline(SimpleImputer(strategy='most_frequent'), {name}()); predict sums "
+                             "missing cells out with missing='available_case'.")
         if isinstance(y, pd.DataFrame):
             y = y.iloc[:, 0]
         name = getattr(y, "name", None)
@@ -61,8 +71,11 @@ class _TreeBNBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         y_arr = column_or_1d(y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y), warn=True)
         if y_arr.shape[0] != frame.shape[0]:
             raise ValueError(f"X has {frame.shape[0]} rows but y has {y_arr.shape[0]} labels.")
-        if pd.isna(pd.Series(y_arr, dtype=object)).any():
-            raise ValueError("y has a missing class label (NaN/None); remove or impute it.")
+        y_na = pd.isna(pd.Series(y_arr, dtype=object)).to_numpy()
+        if y_na.any():
+            r = int(np.flatnonzero(y_na)[0])
+            raise ValueError(f"y has a missing class label (NaN/None) at row {_python(frame.index[r])!r}; remove or "
+                             "impute it.")
         check_classification_targets(y_arr)
         classes, y_codes = np.unique(y_arr, return_inverse=True)
         if classes.shape[0] < 2:
@@ -98,11 +111,25 @@ class _TreeBNBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         return member, err
 
     def _codes_for_predict(self, X) -> np.ndarray:
-        frame = self._predict_frame(X, list(self.encoder_.columns))
-        return self.encoder_.transform(frame, handle_unknown=self.handle_unknown).codes
+        """Codes of new rows; ``-1`` for a missing cell (``missing="available_case"``: the members sum it out) and,
+        with ``handle_unknown="ignore"``, for an unseen value."""
+        columns = list(self.encoder_.columns)
+        frame = self._predict_frame(X, columns)
+        if frame.shape[0] == 0:
+            return np.zeros((0, len(columns)), dtype=np.int32)
+        if self.missing == "error":
+            check_no_missing(frame[columns], f"{type(self).__name__}.predict")
+        states = {c: self.encoder_.states[k] for k, c in enumerate(columns)}
+        codes = encode(frame[columns], states=states, missing="skip", strict_states=True,
+                       handle_unknown=self.handle_unknown).codes
+        if self.handle_unknown == "ignore":  # a feature mostly unseen (e.g. its type changed) would vanish silently
+            warn_mostly_unseen(frame, codes, columns, self.encoder_.states)
+        return codes
 
     def _member_proba(self, member, cols, codes) -> np.ndarray:
         """Member posterior in this ensemble's ``classes_`` order."""
+        if codes.shape[0] == 0:
+            return np.zeros((0, self.classes_.shape[0]))
         p = member.predict_proba(self._member_frame(codes, cols))
         order = {(type(_python(c)), _python(c)): k for k, c in enumerate(member.classes_)}
         out = np.zeros((codes.shape[0], self.classes_.shape[0]))
@@ -145,6 +172,11 @@ class BBNDTClassifier(_TreeBNBase):
     %(n_jobs)s
     handle_unknown : {"ignore", "error"}, default "ignore"
         A feature value unseen at fit: summed out (``"ignore"``) or refused with its column, value and row.
+    missing : {"available_case", "error"}, default "available_case"
+        Missing cells (NaN/None) at predict: summed out exactly by the network (``"available_case"``) or refused
+        naming column and row (``"error"``). ``fit`` needs complete rows either way: the C4.5 tree selects the
+        features on complete data (J48's fractional instances are not implemented), and the refusal says how to
+        impute.
 
     Attributes
     ----------
@@ -171,11 +203,12 @@ class BBNDTClassifier(_TreeBNBase):
     [('class', 'g3')]
     """
 
-    def __init__(self, *, tree=None, bbn=None, n_jobs=None, handle_unknown="ignore"):
+    def __init__(self, *, tree=None, bbn=None, n_jobs=None, handle_unknown="ignore", missing="available_case"):
         self.tree = tree
         self.bbn = bbn
         self.n_jobs = n_jobs
         self.handle_unknown = handle_unknown
+        self.missing = missing
 
     def fit(self, X, y):
         """Select ``X'`` with the tree and learn the network on it."""
@@ -233,8 +266,8 @@ class ITDTEnsembleClassifier(_TreeBNBase):
         The thesis's loop condition ``|X| > |X'|``: stop, without adding it, when a tree uses every remaining
         feature (decision 1). The default stops when a tree selects nothing or no feature is left, and keeps the
         last network.
-    tree, bbn, n_jobs, handle_unknown
-        As in :class:`BBNDTClassifier`.
+    tree, bbn, n_jobs, handle_unknown, missing
+        As in :class:`BBNDTClassifier` (``missing`` applies at predict; fit needs complete rows).
     show_progress : bool, default False
         A progress bar over the rounds (when pgmpy's ``config.SHOW_PROGRESS`` is on too).
 
@@ -280,7 +313,8 @@ class ITDTEnsembleClassifier(_TreeBNBase):
                               "faithful_stop": ["boolean"]}
 
     def __init__(self, *, n_rounds=15, max_train_error=0.40, ensemble="FN", weighting="confidence",
-                 faithful_stop=False, tree=None, bbn=None, n_jobs=None, handle_unknown="ignore", show_progress=False):
+                 faithful_stop=False, tree=None, bbn=None, n_jobs=None, handle_unknown="ignore",
+                 missing="available_case", show_progress=False):
         self.n_rounds = n_rounds
         self.max_train_error = max_train_error
         self.ensemble = ensemble
@@ -290,6 +324,7 @@ class ITDTEnsembleClassifier(_TreeBNBase):
         self.bbn = bbn
         self.n_jobs = n_jobs
         self.handle_unknown = handle_unknown
+        self.missing = missing
         self.show_progress = show_progress
 
     def fit(self, X, y):
@@ -344,7 +379,7 @@ class ITDTEnsembleClassifier(_TreeBNBase):
                               "(the class prior when its tree is a single leaf).", UserWarning, stacklevel=2)
                 cols = np.arange(p)
                 prior = BBNDTClassifier(tree=self.tree, bbn=self.bbn, n_jobs=self.n_jobs,
-                                        handle_unknown=self.handle_unknown)
+                                        handle_unknown=self.handle_unknown, missing=self.missing)
                 prior.fit(self._member_frame(codes, cols),
                           pd.Series(self._y, name=self._y_name) if self._y_name is not None else self._y)
                 kept = [("DT", cols, prior, prior.train_error_)]

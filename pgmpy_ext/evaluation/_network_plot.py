@@ -105,8 +105,28 @@ def _panels(obj, class_node) -> list[_Panel]:
                     f"{type(obj).__name__}.")
 
 
+def _ensemble_panels(obj) -> list[_Panel]:
+    """One panel per voting member of an ensemble whose ``models_`` is a list (ITDT, BENCH), titled with its
+    position (and its kind, e.g. FN/FC, when the ensemble records it)."""
+    panels = []
+    members = getattr(obj, "estimators_", None) or [None] * len(obj.models_)
+    kinds = getattr(obj, "kinds_", None)
+    for k, (model, member) in enumerate(zip(obj.models_, members)):
+        if model is None:  # a member that is not a Bayesian network
+            continue
+        panel = _network_panel(model, getattr(member, "class_node_", None))
+        panel.title = f"member {k}" + (f" ({kinds[k]})" if kinds is not None and k < len(kinds) else "")
+        panels.append(panel)
+    if not panels:
+        raise ValueError(f"{type(obj).__name__} has no Bayesian-network member to draw.")
+    return panels
+
+
 def _multinet_panels(obj, structure) -> list[_Panel]:
-    """One panel per class (CLMultinetClassifier) or per cluster (CEMClustering(model="cl"))."""
+    """One panel per class (CLMultinetClassifier) or per cluster (CEMClustering(model="cl")); one per voting
+    member for an ensemble (``models_`` a list)."""
+    if not isinstance(obj.models_, Mapping):
+        return _ensemble_panels(obj)
     panels = []
     trees = getattr(structure, "trees", None)
     for k, (label, model) in enumerate(obj.models_.items()):
@@ -454,7 +474,8 @@ def plot_network(model_or_estimator, *, ax=None, class_node=None, weights=None, 
         A pgmpy network (any), a structure engine's result, or a fitted pgmpy-ext estimator: a classifier
         (``model_``, ``class_node_``, ``structure_``), :class:`~pgmpy_ext.classifiers.CLMultinetClassifier` or
         :class:`~pgmpy_ext.clustering.CEMClustering` (``model_`` with the latent cluster node, or ``models_`` for
-        ``model="cl"``). A multinet (``models_``) is drawn as one panel per class or cluster.
+        ``model="cl"``). A multinet (``models_``) is drawn as one panel per class or cluster, an ensemble of networks
+        (``ITDTEnsembleClassifier``, ``BENCHClassifier``: ``models_`` a list) as one panel per voting member.
     ax : matplotlib Axes, or a sequence of Axes for a multinet, optional
         Where to draw. Without it a new ``matplotlib.figure.Figure`` is made (no pyplot; save it with
         ``ax.figure.savefig(path)``), sized to the layout (at most 20 x 20 inches).

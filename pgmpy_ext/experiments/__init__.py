@@ -52,6 +52,9 @@ register("seed001-tables5.1-5.2", "Santafe thesis Tables 5.1/5.2: NB/TAN/BAN wit
          "data sets, whole-data CLL and LOO accuracy", "_seed001_tables51_52")
 register("seed001-tables5.3-5.4", "Santafe thesis Tables 5.3/5.4: NB/TAN with ML and TM parameters on UCI sets, "
          "5-fold CV accuracy and whole-data CLL", "_seed001_tables53_54")
+register("seed001-tables5.3-protocol", "Santafe thesis Table 5.3 under four protocols (discretisation and structure "
+         "in-fold, on all rows, resubstitution): do the thesis's 98-100 % cells come from leaking the test rows?",
+         "_seed001_tables53_protocol")
 register("seed001-tables5.5-5.6", "Santafe thesis Tables 5.5/5.6: structural TM and cTAN-TM vs NB-TM and TAN-TM, "
          "5-fold CV accuracy and the features structural TM selects", "_seed001_tables55_56")
 register("seed003-tables2-3", "Pena, Lozano & Larranaga 1999 Tables 2-3: constructive-induction clustering (EM, "

@@ -75,7 +75,8 @@ def learners(cont: list) -> dict:
 
     from pgmpy_ext.classifiers import NaiveBayesClassifier, TANClassifier
 
-    models = {"Structural-TM": StructuralTMClassifier(**TM_THESIS, solver="tm", max_candidates=None),
+    models = {"Structural-TM": StructuralTMClassifier(**TM_THESIS, solver="tm", criterion="cbic",
+                                                      max_candidates=None),
               "cTAN-TM": CTANClassifier(estimator=thesis_tm()),
               "NB-TM": NaiveBayesClassifier(estimator=thesis_tm()),
               "TAN-TM": TANClassifier(estimator=thesis_tm())}

@@ -15,7 +15,7 @@ from scipy.stats import mannwhitneyu
 
 from pgmpy_ext.experiments._common import md_table, parallel_map, pm, report_path, run_facts, write_report
 from pgmpy_ext.experiments._seed001_popgen import HGDP_REGIONS, TABLE_82, TABLE_83, hgdp_standin
-from pgmpy_ext.popgen import PopulationEMA, as_genotypes, fst_reynolds, select_markers
+from pgmpy_ext.popgen import THESIS_SETTINGS, PopulationEMA, as_genotypes, fst_reynolds, select_markers
 from pgmpy_ext.stats import pairwise_model_mi
 
 __all__ = ["run"]
@@ -30,7 +30,7 @@ def _fit(g, msat, K: int, m: int, seed: int, keep: bool = False):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
-        est = PopulationEMA(n_clusters=K, n_init=m, tol=0.01, random_state=seed).fit(g)
+        est = PopulationEMA(n_clusters=K, n_init=m, random_state=seed, **THESIS_SETTINGS).fit(g)
         elapsed = time.perf_counter() - t0
     out = {"K": K, "seed": seed, "time": elapsed, "fst_printed": est.fst(variant="thesis_as_printed"),
            "fst_reynolds": est.fst(), "fst_msat": fst_reynolds(g, est.q_, loci=msat),
@@ -44,7 +44,7 @@ def _fit(g, msat, K: int, m: int, seed: int, keep: bool = False):
 def _refit_selected(g, msat, K: int, loci, m: int, seed: int) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = PopulationEMA(n_clusters=K, n_init=m, tol=0.01, random_state=seed).fit(g.subset(loci=loci))
+        est = PopulationEMA(n_clusters=K, n_init=m, random_state=seed, **THESIS_SETTINGS).fit(g.subset(loci=loci))
     return fst_reynolds(g, est.q_, loci=msat)
 
 
@@ -127,7 +127,8 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
          "not tuned. Reynolds F_ST of the 7 true regions on the microsatellites: "
          f"{true_fst:.4f}. A star tree has no hierarchy (real HGDP has Europe, Middle East and Central/South Asia "
          "close together), so which regions merge at small r_C is arbitrary here.",
-         f"* **EMA**: `PopulationEMA(n_clusters=r_C, ploidy=2, missing='impute', tol=0.01, policy='best')`, {runs} "
+         f"* **EMA**: `PopulationEMA(n_clusters=r_C, ploidy=2, missing='impute', policy='best', **THESIS_SETTINGS)` "
+         f"(random starts, tol = 0.01 on the parameters, plain iterations, plug-in memberships), {runs} "
          f"runs per r_C with **m = {n_init} starts (the thesis: m = 500)**, scaled down to fit ~10 minutes on a "
          "shared 2-core machine (see benchmarks/popgen.py for the time of one start and of m = 500).",
          "* F_ST: `thesis_as_printed` (eq. 8.2 as printed, the scale of Table 8.2) and `reynolds1983` from the "

@@ -16,7 +16,7 @@ import numpy as np
 from pgmpy_ext.datasets import make_toy_bitstrings
 from pgmpy_ext.experiments._common import md_table, pm, report_path, run_facts, write_report
 from pgmpy_ext.experiments._seed001_popgen import matched_accuracy
-from pgmpy_ext.popgen import PopulationEMA, select_markers
+from pgmpy_ext.popgen import THESIS_SETTINGS, PopulationEMA, select_markers
 
 __all__ = ["run"]
 
@@ -29,9 +29,9 @@ def _one(rep: int, m: int) -> dict:
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ema = PopulationEMA(n_clusters=3, ploidy=1, n_init=m, tol=0.01, random_state=rep).fit(a)
-        truth = PopulationEMA(n_clusters=3, ploidy=1, n_init=1, init=np.searchsorted(["A", "B", "C"], pop),
-                              random_state=rep).fit(a)
+        ema = PopulationEMA(n_clusters=3, ploidy=1, n_init=m, random_state=rep, **THESIS_SETTINGS).fit(a)
+        truth = PopulationEMA(n_clusters=3, ploidy=1, n_init=1, random_state=rep,
+                              **{**THESIS_SETTINGS, "init": np.searchsorted(["A", "B", "C"], pop)}).fit(a)
     out = {"acc": matched_accuracy(pop, ema.labels_), "ll": ema.log_likelihood_, "time": time.perf_counter() - t0,
            "sizes": np.bincount(ema.labels_, minlength=3).tolist(), "acc_truth_start": matched_accuracy(
                pop, truth.labels_), "ll_truth_start": truth.log_likelihood_, "sel": {}}
@@ -79,7 +79,8 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
          "* data: `make_toy_bitstrings` (spec 9.5(a)): ancestors A (random 50 bits), B (A with 2 flips), C (A with 3 "
          "other flips); each population = its ancestor + 19 clones with per-bit mutation 0.05; 60 haploid "
          "individuals; a new data set per repetition (seeds 1000..).",
-         f"* `PopulationEMA(n_clusters=3, ploidy=1, n_init={n_init}, tol=0.01, policy='best')`, {repetitions} "
+         f"* `PopulationEMA(n_clusters=3, ploidy=1, n_init={n_init}, policy='best', **THESIS_SETTINGS)` "
+         f"(random starts, tol = 0.01 on the parameters, plain iterations, plug-in memberships), {repetitions} "
          "repetitions; accuracy = Hungarian one-to-one matching of clusters to populations.",
          "* marker selection `select_markers(p_rel=0.01, p_red=0.01)` under both redundancy rules of decision 19 "
          "and stat_scale 2 (2N I) or 1 (N I), on the Best-Choice model and on EMA started from the true "

@@ -187,7 +187,8 @@ def write_structure(path, alleles, *, missing=None, individuals=None, population
     individuals, populations, locations : array-like (n_individuals,), optional
         Label column (default ``0..N-1``), POPDATA and LOCDATA columns (omitted when None).
     loci : list of str, optional
-        Locus names for the header line (default ``L0, L1, ...``).
+        Locus names for the header line (default ``L0, L1, ...``); each must be one token without whitespace
+        (a ValueError says which is not), since the header is split on whitespace when read back.
     one_row_per_individual : bool, default False
         Write ``ploidy`` rows per individual (STRUCTURE's default) or one row with ``ploidy`` columns per locus.
     header : bool, default True
@@ -221,6 +222,12 @@ def write_structure(path, alleles, *, missing=None, individuals=None, population
             raise ValueError(f"{name} contains a label with whitespace; STRUCTURE files are whitespace-separated.")
     if len(loci) != n_loci:
         raise ValueError(f"loci has {len(loci)} names, expected {n_loci}.")
+    if header:  # the header line is split on whitespace when read back: a name must be one non-empty token
+        bad = next((i for i, x in enumerate(loci) if not x or len(x.split()) != 1 or x.split()[0] != x), None)
+        if bad is not None:
+            raise ValueError(f"locus name {loci[bad]!r} (locus {bad}) is empty or contains whitespace; a STRUCTURE "
+                             "header is whitespace-separated, so read_structure could not read it back. Rename the "
+                             "loci (e.g. loci=[str(x).replace(' ', '_') for x in loci]) or pass header=False.")
     cells = np.where(miss, str(missing_code), alleles.astype(str))
     lines = [" ".join(loci)] if header else []
     for d in range(n):

@@ -23,11 +23,17 @@ from pgmpy_ext.parameters._bound_collapse import (  # noqa: E402, F401
     random_parameters,
 )
 from pgmpy_ext.parameters._tm import (  # noqa: E402, F401
+    DEFAULT_PRIOR_STRENGTH,
     LINE_SEARCHES,
+    PRIOR_MEANS,
     SOLVERS,
     THESIS_GRID,
     TMResult,
     check_tm_params,
     class_children,
+    cv_cll,
+    cv_log_proba,
     fit_tm,
+    inner_folds,
+    prior_strengths,
 )

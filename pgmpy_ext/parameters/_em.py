@@ -17,7 +17,7 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
 from pgmpy_ext._compat import DAG, DiscreteBayesianNetwork, DiscreteParameterEstimator, TabularCPD
-from pgmpy_ext.data import PARAMETER_VOCABULARY, encode
+from pgmpy_ext.data import PARAMETER_VOCABULARY, check_pgmpy_data, encode
 from pgmpy_ext.models import cpds_from_layout, sorted_parents
 from pgmpy_ext.stats import NetworkLayout, estep_accumulate, unique_rows
 from pgmpy_ext.utils import Interval, Options, check_generator, check_params, dirichlet_tables, iterate
@@ -154,12 +154,19 @@ class LatentEM(DiscreteParameterEstimator):
         if not isinstance(model, DiscreteBayesianNetwork):
             raise NotImplementedError(f"LatentEM is implemented for DAG and DiscreteBayesianNetwork, got "
                                       f"{type(model).__name__}.")
-        latents = set(model.latents)
-        latents |= {v for v in model.nodes() if v not in data.columns or data[v].isna().all()}
+        check_pgmpy_data(self, data)
+        declared = set(model.latents)
+        absent = {v for v in model.nodes() if v not in declared and v not in data.columns}
+        empty = {v for v in model.nodes() if v not in declared | absent and data[v].isna().all()}
+        latents = declared | absent | empty
         if len(latents) != 1:
-            raise ValueError(f"LatentEM needs exactly one latent node; the model has {sorted(map(str, latents))} "
-                             "(nodes in model.latents, or absent or all-missing in the data). For several latent "
-                             "nodes use pgmpy.parameter_estimator.DiscreteEM.")
+            why = "; ".join(f"{what} {sorted(map(str, nodes))}" for what, nodes in (
+                ("in model.latents:", declared), ("absent from the data:", absent),
+                ("all missing in the data:", empty)) if nodes) or "none"
+            raise ValueError(f"LatentEM needs exactly one latent node (one node in model.latents, or absent or "
+                             f"all missing in the data); this model and data give {len(latents)} ({why}). Give the "
+                             "observed nodes a column each, or for several latent nodes use "
+                             "pgmpy.parameter_estimator.DiscreteEM.")
         (H,) = latents
         observed = [v for v in model.nodes() if v != H]
         frame = data[observed]

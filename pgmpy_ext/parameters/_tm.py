@@ -29,27 +29,34 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_scalar
 
 from pgmpy_ext._compat import DAG, DiscreteBayesianNetwork, DiscreteParameterEstimator
-from pgmpy_ext.data import PARAMETER_VOCABULARY, EncodedData, encode
+from pgmpy_ext.data import PARAMETER_VOCABULARY, EncodedData, check_pgmpy_data, encode, pgmpy_state_names
 from pgmpy_ext.models import cpds_from_counts, sorted_parents
 from pgmpy_ext.parameters._tm_solvers import (
     LBFGS_COORDINATES,
+    PRIOR_MEANS,
     THESIS_GRID,
     LBFGSSolver,
+    Prior,
     SolverRun,
     run_tm_iteration,
 )
 from pgmpy_ext.stats import TMData, family_counts
-from pgmpy_ext.utils import ANY, Options, check_option, check_params, normalize_columns
+from pgmpy_ext.utils import ANY, Interval, Options, check_option, check_params, normalize_columns
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LINE_SEARCHES", "SOLVERS", "THESIS_GRID", "TMEstimator", "TMResult", "check_tm_params", "class_children",
-           "fit_tm"]
+__all__ = ["DEFAULT_PRIOR_STRENGTH", "LINE_SEARCHES", "PRIOR_MEANS", "SOLVERS", "THESIS_GRID", "TMEstimator",
+           "TMResult", "check_tm_params", "class_children", "cv_cll", "cv_log_proba", "fit_tm", "inner_folds",
+           "prior_strengths"]
 
 #: Valid ``line_search`` options: the thesis's 0.01 grid (spec 5.6, decision 2) and backtracking (REC).
 LINE_SEARCHES = ("grid", "backtracking")
 #: Valid ``solver`` options: the thesis's TM iteration, and L-BFGS on the log-counts (same objective and model).
 SOLVERS = ("tm", "lbfgs")
+#: What ``prior_strength="auto"`` means with ``solver="lbfgs"``: the precision per cell of the Gaussian prior around
+#: the generative parameters (times the number of feature-parent configurations of the family). Chosen by held-out
+#: log loss over the public UCI sets, ``docs/decisions/tm-regularisation.md``.
+DEFAULT_PRIOR_STRENGTH = 30.0
 
 
 @dataclass
@@ -73,7 +80,7 @@ class TMResult:
         ``{node: O}``, the maximum-likelihood counts, in the same layouts.
     cll_trace : numpy.ndarray of float64, shape (n_iter + 1,)
         Training conditional log-likelihood (nats, summed over rows) at the start and after every iteration;
-        non-decreasing.
+        non-decreasing without a prior (see ``objective_trace``).
     step_sizes : numpy.ndarray of float64, shape (n_iter,)
         ``lambda`` of every iteration (1.0 when the full step was taken); for ``solver="lbfgs"`` the Euclidean
         length of every step in log-count space.
@@ -93,6 +100,14 @@ class TMResult:
         includes compressing the data); for benchmarks.
     solver : {"lbfgs", "tm"}
         The optimiser that produced the result.
+    objective_trace : numpy.ndarray of float64, shape (n_iter + 1,)
+        The maximised objective at every entry of ``cll_trace``: the CLL minus the prior's penalty (the CLL itself
+        without a prior); non-decreasing.
+    prior_strength : float
+        The prior strength used (0: no prior).
+    cv_scores : numpy.ndarray of float64 or None
+        When the strength was chosen by inner cross-validation: the summed held-out CLL of every candidate, from
+        the strongest to the weakest (NaN for those the search did not reach).
     """
 
     class_node: object
@@ -108,6 +123,9 @@ class TMResult:
     n_evaluations: int = 0
     elapsed: np.ndarray = field(default_factory=lambda: np.zeros(0))
     solver: str = "tm"
+    objective_trace: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    prior_strength: float = 0.0
+    cv_scores: np.ndarray | None = None
 
     @property
     def cll(self) -> float:
@@ -126,7 +144,8 @@ class TMResult:
         return {node: normalize_columns(t.reshape(t.shape[0], -1)).reshape(t.shape) for node, t in self.counts.items()}
 
 
-def check_tm_params(alpha, tol, max_iter, line_search, solver="lbfgs"):
+def check_tm_params(alpha, tol, max_iter, line_search, solver="lbfgs", prior_strength=0.0,
+                    prior_mean="generative", cv=3):
     """Validate the TM options (shared by :func:`fit_tm`, :class:`TMEstimator` and structural TM)."""
     check_scalar(alpha, "alpha", numbers.Real, min_val=0.0)
     if not math.isfinite(alpha):
@@ -137,6 +156,38 @@ def check_tm_params(alpha, tol, max_iter, line_search, solver="lbfgs"):
     check_scalar(max_iter, "max_iter", numbers.Integral, min_val=0)
     check_option(line_search, "line_search", LINE_SEARCHES)
     check_option(solver, "solver", SOLVERS)
+    check_option(prior_mean, "prior_mean", PRIOR_MEANS)
+    check_scalar(cv, "cv", numbers.Integral, min_val=2)
+    grid = prior_strengths(prior_strength, solver)
+    if solver == "tm" and any(v > 0 for v in grid):
+        raise ValueError(f"prior_strength == {prior_strength!r} with solver='tm': the thesis's TM iteration "
+                         "maximises the conditional log-likelihood without a prior. Use solver='lbfgs' for a "
+                         "prior, or prior_strength=0 (or 'auto') for the thesis's objective.")
+
+
+def prior_strengths(prior_strength, solver: str = "lbfgs") -> tuple:
+    """The prior strengths ``prior_strength`` stands for, as a tuple of floats (more than one: chosen by inner
+    cross-validation): ``"auto"`` is :data:`DEFAULT_PRIOR_STRENGTH` for ``solver="lbfgs"`` and 0 (no prior, the
+    thesis's objective) for ``solver="tm"``; a number is itself; a sequence is its values."""
+    if isinstance(prior_strength, str):
+        if prior_strength != "auto":
+            raise ValueError(f"prior_strength == {prior_strength!r}, must be 'auto', a number >= 0 or a sequence of "
+                             "numbers >= 0 (chosen by inner cross-validation).")
+        return (DEFAULT_PRIOR_STRENGTH,) if solver == "lbfgs" else (0.0,)
+    if isinstance(prior_strength, (numbers.Real, np.number)) and not isinstance(prior_strength, bool):
+        values = (float(prior_strength),)
+    else:
+        try:
+            values = tuple(float(v) for v in prior_strength)
+        except (TypeError, ValueError):
+            raise TypeError(f"prior_strength must be 'auto', a number >= 0 or a sequence of numbers >= 0, got "
+                            f"{prior_strength!r}.") from None
+        if not values:
+            raise ValueError("prior_strength is an empty sequence; give at least one strength (or 'auto').")
+    bad = [v for v in values if not (math.isfinite(v) and v >= 0)]
+    if bad:
+        raise ValueError(f"prior_strength == {bad[0]!r}, must be a finite number >= 0.")
+    return values
 
 
 def class_children(parents: Mapping, class_node) -> list:
@@ -180,6 +231,15 @@ class _TMTables:
         self.K = data.card(class_node)
         w = data.weights if weights is None else weights
         self.tmd = TMData.build(data.codes, y, data.cards, self.K, fams, weights=w)
+        self._build = (data.codes, y, data.cards, fams, w)
+
+    def rows(self, rows: np.ndarray) -> TMData:
+        """The same structure's :class:`~pgmpy_ext.stats.TMData` on a subset of the rows (same block layout)."""
+        codes, y, cards, fams, w = self._build
+        return TMData.build(codes[rows], y[rows], cards, self.K, fams, weights=None if w is None else w[rows])
+
+    def class_codes(self) -> np.ndarray:
+        return self._build[1]
 
     def to_tables(self, flat: np.ndarray) -> dict:
         """Class-last flat buffer -> ``{node: table}`` in pgmpy order (copies)."""
@@ -205,10 +265,10 @@ class _TMTables:
         return self.tmd.pack_blocks(blocks, names=[self.class_node, *self.children])
 
 
-def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 0.0, tol: float = 1e-3,
-           max_iter: int = 1000, line_search: str = "grid", solver: str = "lbfgs", weights=None,
-           init: Mapping | None = None, callback: Callable | None = None, warn: bool = True,
-           coordinates: str = "auto") -> TMResult:
+def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 1.0, tol: float = 1e-3,
+           max_iter: int = 1000, line_search: str = "grid", solver: str = "lbfgs", prior_strength="auto",
+           prior_mean: str = "generative", cv: int = 3, weights=None, init: Mapping | None = None,
+           callback: Callable | None = None, warn: bool = True, coordinates: str = "auto") -> TMResult:
     """Run the count-space TM algorithm (seed 001 A11/A12, spec 5.4-5.6) for one classifier structure.
 
     Parameters
@@ -220,11 +280,13 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 0.
     parents : mapping
         ``{node: parents}`` of the structure (any superset of the class's children; nodes whose parents do not
         include the class are ignored, they cancel from ``p(c | x)``).
-    alpha : float, default 0.0
+    alpha : float, default 1.0
         Dirichlet pseudo-count added to every cell of the starting counts ``T = O + alpha`` (bnclassify's
-        ``smooth``, pgmpy's ``pseudo_counts``). 0 starts at maximum likelihood, as the thesis does.
+        ``smooth``, pgmpy's ``pseudo_counts``); also the generative parameters the prior is centred on. 0 starts at
+        maximum likelihood, as the thesis does (then a state never seen with a class keeps probability 0 with it).
     tol : float, default 1e-3
-        Stop when the total training CLL changes by less than ``tol`` between iterations (thesis: 0.001).
+        Stop when the total training objective (the CLL, minus the prior's penalty when there is one) changes by
+        less than ``tol`` between iterations (thesis: 0.001).
     max_iter : int, default 1000
         Maximum number of iterations (not given in the thesis; decision 5). A ``ConvergenceWarning`` is issued
         when it is reached (if ``warn``).
@@ -234,15 +296,32 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 0.
         (the largest step keeping every count >= 0, at most 1) and halve until the CLL does not decrease.
         Ignored by ``solver="lbfgs"``.
     solver : {"lbfgs", "tm"}, default "lbfgs"
-        ``"tm"``: the thesis's iteration ``T <- T + lambda (O - E)`` (pass it to reproduce the thesis).
-        ``"lbfgs"`` (the default since it reaches the same or a better optimum faster on every data set of
-        ``benchmarks/results/tm.md``, where the thesis's grid stalls short of the optimum): not in the thesis -- a
-        quasi-Newton method (scipy's L-BFGS-B, the optimiser of scikit-learn's ``LogisticRegression``) on the
-        log-counts ``s = log T``. Same objective, same model and same fixed points (``O = E``, the logistic-regression
-        optimum for NB/TAN/FAN); it keeps the TM's structural zeros and untouched slices, every iterate is a
-        normalised network, the CLL increases at every iteration, and the same ``tol`` rule stops it. The gradient
-        is the TM direction projected on each slice's normalisation, ``dCLL/ds = (O - E) - theta * sum_x (O - E)``.
-        Typically 5-100x fewer kernel evaluations than the TM iteration to the same CLL (``benchmarks/tm.py``).
+        ``"tm"``: the thesis's iteration ``T <- T + lambda (O - E)`` on the plain CLL (pass it, with ``alpha=0``, to
+        reproduce the thesis). ``"lbfgs"``: not in the thesis -- a quasi-Newton method (scipy's L-BFGS-B, the
+        optimiser of scikit-learn's ``LogisticRegression``) on the log-linear parameters (or the log-counts
+        ``s = log T``), maximising the CLL plus the log-density of the prior (``prior_strength``). Without a prior
+        it has the TM's objective, model and fixed points (``O = E``, the logistic-regression optimum for
+        NB/TAN/FAN); it keeps the TM's structural zeros and untouched slices, every iterate is a normalised network,
+        the objective increases at every iteration, and the same ``tol`` rule stops it. Typically 5-100x fewer
+        kernel evaluations than the TM iteration to the same CLL (``benchmarks/tm.py``).
+    prior_strength : "auto", float or sequence of float, default "auto"
+        Strength ``lambda`` of a Gaussian prior on the unnormalised log-parameters (``solver="lbfgs"`` only): the
+        objective is ``CLL - sum_cells lambda q_b (x - mean)^2 / 2``, ``q_b`` the number of configurations of the
+        family's feature parents (1 for naive Bayes), see :class:`~pgmpy_ext.parameters._tm_solvers.Prior`.
+        ``"auto"``: :data:`DEFAULT_PRIOR_STRENGTH` (30) with ``solver="lbfgs"``, no prior with ``solver="tm"``
+        (the thesis's objective); chosen by held-out log loss over the public UCI sets
+        (``docs/decisions/tm-regularisation.md``: without a prior the CLL of separable training rows is driven to
+        0 and the held-out log loss explodes). 0: no prior (the pre-0.2 default, the thesis's objective). A
+        sequence: the strength with the best held-out CLL in an inner ``cv``-fold cross-validation on the training
+        rows (:func:`inner_folds`; about ``cv x len(grid)`` fits, warm-started along the grid), then one fit on all
+        rows with it; :attr:`TMResult.prior_strength` says which.
+    prior_mean : {"generative", "uniform"}, default "generative"
+        Where the prior is centred: the generative parameters (``lambda -> inf`` gives the generative classifier
+        with pseudo-count ``alpha``) or uniform tables (the class prior then unpenalised: for naive Bayes exactly
+        scikit-learn's L2 ``LogisticRegression`` on one-hot features, ``C = 1 / lambda``, ``2 / lambda`` for two
+        classes).
+    cv : int, default 3
+        Inner folds when ``prior_strength`` is a sequence.
     weights : array of float64, shape (n_rows,), optional
         Row weights (default ``data.weights``).
     init : mapping, optional
@@ -283,11 +362,11 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 0.
     >>> a = c ^ (rng.random(300) < 0.2)
     >>> df = pd.DataFrame({"C": c, "A": a, "B": a ^ (rng.random(300) < 0.1)})  # B is a noisy copy of A
     >>> res = fit_tm(encode(df), "C", {"C": [], "A": ["C"], "B": ["C"]})
-    >>> bool(res.cll > res.cll_ml), bool(np.all(np.diff(res.cll_trace) >= 0))
-    (True, True)
+    >>> bool(res.cll > res.cll_ml), bool(np.all(np.diff(res.objective_trace) >= 0)), res.prior_strength
+    (True, True, 30.0)
     """
     t_start = time.perf_counter()
-    check_tm_params(alpha, tol, max_iter, line_search, solver)
+    check_tm_params(alpha, tol, max_iter, line_search, solver, prior_strength, prior_mean, cv)
     check_option(coordinates, "coordinates", LBFGS_COORDINATES)
     if not isinstance(data, EncodedData):
         raise TypeError(f"data must be an EncodedData (pgmpy_ext.data.encode(df)), got {type(data).__name__}.")
@@ -311,9 +390,17 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 0.
     if callback is not None:
         def on_iteration(it, flat, cll):
             callback(it, lay.to_tables(flat), cll)
+    grid = prior_strengths(prior_strength, solver)
+    strength, cv_scores = grid[0], None
+    if len(grid) > 1:
+        strength, cv_scores = cv_prior_strength(lay, grid, alpha=alpha, cv=cv, tol=tol, max_iter=max_iter,
+                                                coordinates=coordinates, mean=prior_mean)
     if solver == "lbfgs":
-        run = LBFGSSolver(tmd, T, frozen, coordinates=coordinates).run(ev.cll, tol=tol, max_iter=max_iter,
-                                                                       t_start=t_start, callback=on_iteration)
+        prior = None
+        if strength > 0:
+            prior = Prior(float(strength), O + float(alpha), prior_mean)
+        run = LBFGSSolver(tmd, T, frozen, coordinates=coordinates, prior=prior).run(
+            ev.cll, tol=tol, max_iter=max_iter, t_start=t_start, callback=on_iteration)
     else:
         run = run_tm_iteration(tmd, T, ev, frozen, tol=tol, max_iter=max_iter, line_search_mode=line_search,
                                t_start=t_start, callback=on_iteration)
@@ -324,7 +411,119 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 0.
     return TMResult(class_node, list(lay.children), dict(lay.parents), lay.to_tables(run.counts), lay.to_tables(O),
                     np.asarray(run.cll_trace, dtype=np.float64), np.asarray(run.step_sizes, dtype=np.float64),
                     len(run.step_sizes), run.converged, run.stop_reason, run.n_evaluations,
-                    np.asarray(run.elapsed, dtype=np.float64), solver)
+                    np.asarray(run.elapsed, dtype=np.float64), solver,
+                    np.asarray(run.cll_trace if run.objective_trace is None else run.objective_trace,
+                               dtype=np.float64), float(strength), cv_scores)
+
+
+def inner_folds(y: np.ndarray, n_splits: int) -> np.ndarray:
+    """Fold number of every row for the inner cross-validation: stratified and deterministic, the rows of each class
+    dealt to the folds in turn in data order (no random choice, so no ``random_state``)."""
+    y = np.asarray(y)
+    fold = np.empty(y.shape[0], dtype=np.intp)
+    for c in np.unique(y):
+        idx = np.flatnonzero(y == c)
+        fold[idx] = np.arange(idx.size) % n_splits
+    return fold
+
+
+def cv_prior_strength(lay: _TMTables, grid, *, alpha: float, cv: int, tol: float, max_iter: int, coordinates: str,
+                      mean: str, patience: int = 2) -> tuple[float, np.ndarray]:
+    """``(chosen strength, held-out CLL per grid value)``: inner ``cv``-fold cross-validation of the prior strengths
+    ``grid`` on the rows of ``lay``.
+
+    The strengths are tried from the strongest to the weakest, every inner fit warm-started from the same fold's
+    previous one; the score of a strength is the summed CLL of the held-out rows over the folds. The path stops
+    after ``patience`` strengths in a row that do not beat the best so far (NaN scores for the untried ones); ties go
+    to the stronger prior.
+    """
+    strengths = np.asarray(sorted((float(v) for v in grid), reverse=True))
+    y = lay.class_codes()
+    k = int(min(cv, y.shape[0]))
+    scores = np.full(strengths.size, np.nan)
+    if k < 2:
+        return float(strengths[0]), scores
+    fold = inner_folds(y, k)
+    state = []
+    for f in range(k):
+        tmd_tr, tmd_te = lay.rows(np.flatnonzero(fold != f)), lay.rows(np.flatnonzero(fold == f))
+        O = tmd_tr.observed  # noqa: E741
+        T = O + float(alpha)
+        state.append([tmd_tr, tmd_te, T, tmd_tr.evaluate(T).cll, ~tmd_tr.nonempty_cells(T)])
+    best, since = -np.inf, 0
+    for j, lam in enumerate(strengths):
+        total = 0.0
+        for st in state:
+            tmd_tr, tmd_te, T, cll, frozen = st
+            if not np.isfinite(cll):  # alpha = 0 and a class absent from this training fold: not learnable
+                total = -np.inf
+                continue
+            O = tmd_tr.observed  # noqa: E741
+            prior = Prior(float(lam), O + float(alpha), mean) if lam > 0 else None
+            run = LBFGSSolver(tmd_tr, T, frozen, coordinates=coordinates, prior=prior).run(
+                cll, tol=tol, max_iter=max_iter, t_start=time.perf_counter())
+            st[2], st[3] = run.counts, float(run.cll_trace[-1])
+            total += tmd_te.evaluate(None, log_theta=tmd_tr.log_theta(run.counts)[0]).cll
+        scores[j] = total
+        if total > best:
+            best, since = total, 0
+        else:
+            since += 1
+            if since >= patience:
+                break
+    pick = int(np.argmax(np.where(np.isnan(scores), -np.inf, scores)))  # the first maximum: the strongest prior
+    return float(strengths[pick]), scores
+
+
+def cv_log_proba(data: EncodedData, class_node, parents: Mapping, *, n_splits: int = 3, alpha: float = 1.0,
+                 tol: float = 1e-3, max_iter: int = 1000, line_search: str = "grid", solver: str = "lbfgs",
+                 prior_strength: float = 0.0, prior_mean: str = "generative", coordinates: str = "auto") -> np.ndarray:
+    """Held-out ``log p(c_d | x_d)`` of every row (data order; floored at ``log(1e-300)``): the TM (with these
+    options) fitted on the other ``n_splits - 1`` inner folds of the row's fold.
+
+    The folds are :func:`inner_folds` of the class column (stratified, deterministic), so every structure of one
+    data set is scored on the same folds and two structures can be compared row by row. ``prior_strength`` must be
+    one number here.
+    """
+    lay = _TMTables(data, class_node, parents, None)
+    y = lay.class_codes()
+    k = int(min(n_splits, y.shape[0]))
+    if k < 2:
+        raise ValueError(f"held-out scores need at least 2 rows for 2 folds, got {y.shape[0]}.")
+    fold = inner_folds(y, k)
+    floor = math.log(1e-300)
+    out = np.full(y.shape[0], floor)
+    for f in range(k):
+        test = np.flatnonzero(fold == f)
+        tmd_tr, tmd_te = lay.rows(np.flatnonzero(fold != f)), lay.rows(test)
+        O = tmd_tr.observed  # noqa: E741
+        T = O + float(alpha)
+        frozen = ~tmd_tr.nonempty_cells(T)
+        ev = tmd_tr.evaluate(T, expected=True)
+        if np.isfinite(ev.cll):
+            if solver == "lbfgs":
+                prior = Prior(float(prior_strength), T.copy(), prior_mean) if prior_strength > 0 else None
+                run = LBFGSSolver(tmd_tr, T, frozen, coordinates=coordinates, prior=prior).run(
+                    ev.cll, tol=tol, max_iter=max_iter, t_start=time.perf_counter())
+            else:
+                run = run_tm_iteration(tmd_tr, T, ev, frozen, tol=tol, max_iter=max_iter,
+                                       line_search_mode=line_search, t_start=time.perf_counter())
+            T = run.counts
+        # a class absent from the training fold with alpha = 0 leaves T illegal: its held-out rows get the floor
+        lt, legal = tmd_tr.log_theta(T)
+        if not legal:
+            continue
+        resp = tmd_te.evaluate(None, posterior=True, log_theta=lt).posterior
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logp = np.where(np.isnan(resp), floor, np.maximum(np.log(resp), floor))
+        out[test] = logp[tmd_te.inverse, y[test]]
+    return out
+
+
+def cv_cll(data: EncodedData, class_node, parents: Mapping, *, n_splits: int = 3, **options) -> float:
+    """Held-out CLL of a structure: the (weighted) sum of :func:`cv_log_proba` (nats); options as there."""
+    logp = cv_log_proba(data, class_node, parents, n_splits=n_splits, **options)
+    return float(logp.sum() if data.weights is None else np.dot(data.weights, logp))
 
 
 def _warn_unconverged(run: SolverRun, solver: str, tol: float, max_iter: int) -> None:
@@ -364,12 +563,14 @@ class TMEstimator(DiscreteParameterEstimator):
         fill it in.
     state_names : dict, optional
         ``{variable: [states]}`` (pgmpy's convention); unspecified variables take their observed values.
-    alpha : float, default 0.0
-        Dirichlet pseudo-count per cell of the starting counts (bnclassify's ``smooth``, pgmpy's
-        ``pseudo_counts``). 0 starts at maximum likelihood, as the thesis does; > 0 avoids zero probabilities at
-        prediction time. Nodes outside the class's children get ``(counts + alpha)`` normalised.
+    alpha : float, default 1.0
+        Dirichlet pseudo-count per cell of the starting counts and of the generative parameters the prior is centred
+        on (bnclassify's ``smooth``, pgmpy's ``pseudo_counts``; the classifiers' default). 0 starts at maximum
+        likelihood, as the thesis does (a state never seen with a class then keeps probability 0 with it). Nodes
+        outside the class's children get ``(counts + alpha)`` normalised.
     tol : float, default 1e-3
-        Absolute change of the total training CLL (nats) below which the iteration stops (thesis: 0.001).
+        Absolute change of the total training objective (nats; the CLL without a prior) below which the iteration
+        stops (thesis: 0.001).
     max_iter : int, default 1000
         Maximum number of TM iterations; a ``ConvergenceWarning`` is issued when it is reached.
     line_search : {"grid", "backtracking"}, default "grid"
@@ -377,12 +578,25 @@ class TMEstimator(DiscreteParameterEstimator):
         ``{0.01, ..., 0.99}`` (best CLL) or backtracking from the largest legal step (halving). Only for
         ``solver="tm"``.
     solver : {"lbfgs", "tm"}, default "lbfgs"
-        ``"lbfgs"`` (not in the thesis): L-BFGS-B on the log-parameters -- the same objective, model, starting
-        point, structural zeros and ``tol`` rule, with a monotone CLL trace; it reaches the logistic-regression
-        optimum of NB/TAN/FAN in 5-100x fewer evaluations than the TM iteration and faster than scikit-learn's
-        ``LogisticRegression`` (``benchmarks/results/tm.md``: faster and at a CLL as good or better than the
-        thesis's iteration on every data set there, hence the default). ``"tm"``: the thesis's TM iteration (what
-        the seed 001 reproductions use). See :func:`fit_tm`.
+        ``"lbfgs"`` (not in the thesis): L-BFGS-B on the log-parameters, maximising the CLL plus the prior's
+        log-density; without a prior the thesis's objective, model, starting point, structural zeros and ``tol``
+        rule, reaching the logistic-regression optimum of NB/TAN/FAN in 5-100x fewer evaluations than the TM
+        iteration (``benchmarks/results/tm.md``). ``"tm"``: the thesis's TM iteration on the plain CLL (what the
+        seed 001 reproductions use, with ``alpha=0``). See :func:`fit_tm`.
+    prior_strength : "auto", float or sequence of float, default "auto"
+        Strength ``lambda`` of the Gaussian prior on the log-parameters (``solver="lbfgs"``): the objective is
+        ``CLL - sum_cells lambda q_b (x - mean)^2 / 2`` with ``q_b`` the number of configurations of the family's
+        feature parents (1 for naive Bayes). ``"auto"`` is 30 with ``solver="lbfgs"`` and no prior with
+        ``solver="tm"``; a number is used as it is (0: no prior, the thesis's objective, which overfits: see
+        Notes); a sequence is searched by inner ``cv``-fold cross-validation on the training rows (about
+        ``cv x len(sequence)`` fits). The estimator does not know the rows it will be tested on, so the strength is
+        never chosen by the training CLL.
+    prior_mean : {"generative", "uniform"}, default "generative"
+        Centre of the prior: the generative parameters with pseudo-count ``alpha`` (a very strong prior gives the
+        generative classifier) or uniform tables (for naive Bayes, scikit-learn's L2 logistic regression on one-hot
+        features with ``C = 1 / prior_strength``; ``2 / prior_strength`` for two classes).
+    cv : int, default 3
+        Inner folds when ``prior_strength`` is a sequence (stratified and deterministic: no ``random_state``).
 
     Attributes
     ----------
@@ -393,7 +607,13 @@ class TMEstimator(DiscreteParameterEstimator):
     result_ : TMResult
         Final counts and the whole trace.
     cll_trace_ : numpy.ndarray
-        Training CLL (nats) at the start (maximum likelihood when ``alpha = 0``) and after every iteration.
+        Training CLL (nats) at the start (maximum likelihood when ``alpha = 0``) and after every iteration (with a
+        prior it need not increase: ``result_.objective_trace`` does).
+    prior_strength_ : float
+        The prior strength used (``"auto"`` resolved, or the one chosen by cross-validation; 0: no prior).
+    cv_scores_ : numpy.ndarray or None
+        With a sequence of strengths: the summed held-out CLL of each, from the strongest to the weakest (NaN
+        where the search stopped early); else None.
     step_sizes_ : numpy.ndarray
         Step size ``lambda`` of every iteration (``solver="lbfgs"``: the length of every step).
     n_iter_ : int
@@ -415,7 +635,22 @@ class TMEstimator(DiscreteParameterEstimator):
         T^{(t+1)} = T^{(t)} + \\lambda \\left(O - E^{(t)}\\right), \\qquad
         E^{(t)}[c, x_i, \\pi_i] = \\sum_d p(c \\mid x^{(d)}, \\theta^{(t)})\\, 1[x_i^{(d)} = x_i, \\pi_i^{(d)} = \\pi_i]
 
-    and ``theta = T / sum_{x_i} T``. This equals the thesis's per-case updates in moment coordinates (Eq. 5.18,
+    and ``theta = T / sum_{x_i} T`` (``solver="tm"``). With ``solver="lbfgs"`` the same stationary condition is
+    reached by a quasi-Newton method, and with a prior (the default) the objective is the log-posterior
+
+    .. math::
+
+        \\sum_d \\log p(c^{(d)} \\mid x^{(d)}, \\beta) - \\frac{\\lambda}{2} \\sum_{b} q_b \\sum_{j \\in b}
+        (\\beta_j - \\beta^{gen}_j)^2
+
+    over the unnormalised log-parameters ``beta`` (the weights of the equivalent logistic regression for
+    NB/TAN/FAN), ``beta_gen`` the generative log-parameters (``prior_mean="generative"``). Without it (the thesis's
+    objective, ``prior_strength=0``) the training CLL of (nearly) separable data is driven to 0 with parameters
+    near 0 or 1, and the held-out log loss explodes (issue 26: australian NB-TM 19 nats per row);
+    ``docs/decisions/tm-regularisation.md`` has the held-out comparison that set the default. The thesis's
+    iteration itself stops early because its 0.01 grid stalls, an implicit regulariser.
+
+    The count-space update equals the thesis's per-case updates in moment coordinates (Eq. 5.18,
     5.37) for binary NB/FAN/BAN and multinomial NB/FAN (spec 5.4); BAN/kDB with multinomial variables are an
     extension (decision 22). For NB, TAN and FAN a converged fixed point is the optimum of the matching
     unregularised multinomial logistic regression (spec 5.4.1). The exported CPDs put a uniform column where a
@@ -448,21 +683,31 @@ class TMEstimator(DiscreteParameterEstimator):
     #: naming the row by its index label)
     _tags = {"supports_weighted_data": True, "supports_latent_variables": False, "supports_missing_data": False}
 
-    def __init__(self, class_node=None, state_names: dict | None = None, alpha: float = 0.0, tol: float = 1e-3,
-                 max_iter: int = 1000, line_search: str = "grid", solver: str = "lbfgs"):
+    def __init__(self, class_node=None, state_names: dict | None = None, alpha: float = 1.0, tol: float = 1e-3,
+                 max_iter: int = 1000, line_search: str = "grid", solver: str = "lbfgs", prior_strength="auto",
+                 prior_mean: str = "generative", cv: int = 3):
         self.class_node = class_node
         self.alpha = alpha
         self.tol = tol
         self.max_iter = max_iter
         self.line_search = line_search
         self.solver = solver
+        self.prior_strength = prior_strength
+        self.prior_mean = prior_mean
+        self.cv = cv
         super().__init__(state_names=state_names)
 
+    # prior_strength is 'auto', a number or a sequence: check_tm_params (via prior_strengths) checks its values and
+    # its combination with the solver
     _parameter_constraints = {**PARAMETER_VOCABULARY, "class_node": [ANY], "state_names": [None, dict],
-                              "line_search": [Options(LINE_SEARCHES)], "solver": [Options(SOLVERS)]}
+                              "line_search": [Options(LINE_SEARCHES)], "solver": [Options(SOLVERS)],
+                              "prior_strength": [ANY], "prior_mean": [Options(PRIOR_MEANS)],
+                              "cv": [Interval(numbers.Integral, 2, None)]}
 
     def _check_params(self):
         check_params(self)
+        check_tm_params(self.alpha, self.tol, self.max_iter, self.line_search, self.solver, self.prior_strength,
+                        self.prior_mean, self.cv)
         if self.class_node is None:
             raise ValueError("class_node is required: TMEstimator(class_node=...) names the class variable whose "
                              "conditional likelihood is maximised.")
@@ -484,11 +729,33 @@ class TMEstimator(DiscreteParameterEstimator):
         self
         """
         self._check_params()
+        # dask, duplicated columns, no rows, missing cells: one clear message each, before pgmpy reads the data
+        check_pgmpy_data(self, data, complete=list(getattr(model, "nodes", list)()),
+                         reason="the conditional log-likelihood is a sum over whole training rows")
         self._initialize_fit(model, data, sample_weight=sample_weight)
         nodes = list(self._model.nodes())
         states = {v: self.state_names_[v] for v in nodes}
         encoded = encode(self._data[nodes], states=states, missing="error")
+        if self.class_node in encoded.columns:
+            k = list(encoded.columns).index(self.class_node)
+            seen = np.unique(encoded.codes[:, k])
+            if seen.size < 2:
+                raise ValueError(f"class_node {self.class_node!r} has a single value "
+                                 f"{encoded.states[k][int(seen[0])]!r} in the data (1 class); the TM maximises the "
+                                 "conditional likelihood of the class and needs at least 2 classes.")
         return self._fit_encoded(encoded, self._sample_weight)
+
+    def _build_fitted_state_names(self, model, data) -> dict:
+        """pgmpy's state names (declared ones kept, else the sorted observed values), total for columns that mix
+        types (``1`` and ``"1"``), whose sort fails in pgmpy: those get the classifiers' order
+        (:func:`pgmpy_ext.data.pgmpy_state_names`); an unhashable cell gets the encoder's message."""
+        columns = [v for v in data.columns if v in model.nodes()]
+        declared = self.state_names if isinstance(self.state_names, dict) else None
+        out = pgmpy_state_names(data[columns], declared)
+        for v in model.nodes():
+            if v not in out and declared is not None and v in declared:
+                out[v] = list(declared[v])
+        return out
 
     def fit_encoded(self, model, data: EncodedData, sample_weight=None):
         """Like :meth:`fit` on already encoded data (what the pgmpy-ext classifiers call; the states of ``data``
@@ -526,7 +793,8 @@ class TMEstimator(DiscreteParameterEstimator):
                              "estimator=None in the classifiers), which count available cases.")
         parents = {v: list(model.get_parents(v)) for v in model.nodes()}
         res = fit_tm(data, self.class_node, parents, alpha=self.alpha, tol=self.tol, max_iter=self.max_iter,
-                     line_search=self.line_search, solver=self.solver, weights=weights)
+                     line_search=self.line_search, solver=self.solver, weights=weights,
+                     prior_strength=self.prior_strength, prior_mean=self.prior_mean, cv=self.cv)
         states = {v: self.state_names_[v] for v in model.nodes()}
         cpds = cpds_from_counts(res.counts, res.parents, states, alpha=0.0)
         others = [v for v in model.nodes() if v not in res.counts]
@@ -541,4 +809,6 @@ class TMEstimator(DiscreteParameterEstimator):
         self.step_sizes_ = res.step_sizes
         self.n_iter_ = res.n_iter
         self.converged_ = res.converged
+        self.prior_strength_ = res.prior_strength
+        self.cv_scores_ = res.cv_scores
         return self

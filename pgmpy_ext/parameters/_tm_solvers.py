@@ -7,7 +7,7 @@ count buffers (no labels, no pgmpy objects, no warnings: :func:`~pgmpy_ext.param
 * :func:`run_tm_iteration`: the thesis's iteration ``T <- T + lambda (O - E(T))`` with the grid or backtracking
   line search (seed 001 spec 5.4-5.6);
 * :class:`LBFGSSolver`: L-BFGS-B on the log-linear parameters (or the log-counts when the structure has no host
-  plan, see :func:`host_plan`), not in the thesis.
+  plan, see :func:`host_plan`), not in the thesis, optionally with a Gaussian :class:`Prior` on them (issue 26).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import numpy as np
 
 from pgmpy_ext.stats import TMData
 
-__all__ = ["LBFGS_COORDINATES", "LBFGSSolver", "SolverRun", "THESIS_GRID", "compile_host_plan", "host_plan",
-           "line_search", "run_tm_iteration"]
+__all__ = ["LBFGS_COORDINATES", "LBFGSSolver", "PRIOR_MEANS", "Prior", "SolverRun", "THESIS_GRID", "compile_host_plan",
+           "host_plan", "line_search", "run_tm_iteration"]
 
 #: The thesis's step-size grid {0.01, ..., 0.99}, searched when the full step is illegal or lowers the CLL.
 THESIS_GRID = np.arange(1, 100) / 100.0
@@ -33,7 +33,7 @@ _BACKTRACK_SHRINK = 0.999
 _LBFGS_MEMORY = 10
 # Diagonal scaling of the L-BFGS variables, z = T ** power * x (the generative Fisher information of a cell is ~T in
 # log-linear coordinates); powers chosen on chess/splice/mushroom/letter (benchmarks/tm.py), where they cut the
-# iterations up to 1.7x against no scaling.
+# iterations up to 1.7x against no scaling. With a prior, z = sqrt(T ** (2 power) + precision) * x.
 _SCALE_POWER = {"log_linear": 0.5, "log_counts": 0.25}
 #: Smallest normalised log-parameter an lbfgs result may have (log 1e-300): on (nearly) separable data the optimum
 #: is at infinity, and a parameter below ~1e-308 would be exported as an exact 0 (and break warm starts).
@@ -92,6 +92,65 @@ class SolverRun:
     n_evaluations: int
     stop_reason: str
     converged: bool
+    objective_trace: list | None = None  # the penalised objective (None: no penalty, the same as cll_trace)
+
+
+#: Valid ``prior_mean`` options (see :class:`Prior`).
+PRIOR_MEANS = ("generative", "uniform")
+
+
+@dataclass(frozen=True, eq=False)
+class Prior:
+    """A Gaussian prior on the unnormalised log-parameters of the class's families (the L-BFGS solver's variables).
+
+    The solver maximises ``CLL - sum_cells prec (x - mean)^2 / 2`` (the log-posterior up to a constant). Every cell
+    of block ``b`` has the precision ``strength * q_b``, ``q_b`` the number of configurations of the family's
+    parents other than the class (1 for naive Bayes and for the class prior): a cell whose rows are split over more
+    parent configurations is held closer to the mean (chosen by held-out log loss, ``docs/decisions/
+    tm-regularisation.md``).
+
+    Attributes
+    ----------
+    strength : float
+        ``lambda > 0``: the precision (inverse variance) per cell of a family with no feature parent.
+    counts : numpy.ndarray of float64, shape (tmd.size,)
+        The generative counts ``O + alpha`` (the mean of ``mean="generative"``).
+    mean : {"generative", "uniform"}
+        ``"generative"``: the generative log-parameters ``log theta(O + alpha)`` (in log-linear coordinates; the
+        log-counts ``log(O + alpha)`` in log-count coordinates, the same distributions), the class prior included;
+        ``lambda -> inf`` gives the generative classifier. ``"uniform"``: 0 (every slice uniform) and the class
+        prior not penalised: for naive Bayes the objective of scikit-learn's L2 ``LogisticRegression`` on one-hot
+        features with ``C = 1 / lambda`` (``2 / lambda`` for two classes, whose logistic regression has one weight
+        vector instead of two).
+    """
+
+    strength: float
+    counts: np.ndarray
+    mean: str = "generative"
+
+    def _mean_full(self, tmd: TMData, log_linear: bool) -> np.ndarray:
+        if self.mean == "uniform":
+            return np.zeros(tmd.size)
+        if log_linear:
+            return tmd.log_theta(self.counts)[0]
+        with np.errstate(divide="ignore"):
+            return np.log(self.counts)
+
+    def precision(self, tmd: TMData, log_linear: bool = True) -> np.ndarray:
+        """Per-cell precision, shape ``(tmd.size,)``: ``strength * q_b``; 0 for the class prior when the mean is
+        uniform (a logistic regression's intercepts) and where the mean is not finite (a structural zero)."""
+        q = np.repeat(tmd.blk_q, np.diff(tmd.blk_offsets)).astype(np.float64)
+        prec = float(self.strength) * q
+        if self.mean == "uniform":
+            prec[:tmd.n_classes] = 0.0
+        prec[~np.isfinite(self._mean_full(tmd, log_linear))] = 0.0
+        return prec
+
+    def centre(self, tmd: TMData, *, log_linear: bool) -> np.ndarray:
+        """The mean in the solver's coordinates, shape ``(tmd.size,)`` (0 where it is not finite)."""
+        c = self._mean_full(tmd, log_linear)
+        c[~np.isfinite(c)] = 0.0
+        return c
 
 
 # ------------------------------------------------------------------------------------------ the thesis's TM
@@ -254,8 +313,8 @@ class LBFGSSolver:
     """``solver="lbfgs"``: L-BFGS-B on the free log-parameters of one starting point.
 
     Two coordinate systems, both starting from ``log theta(T)`` and both keeping structural zeros (``-inf``) and
-    untouched slices (``frozen``) fixed; L-BFGS-B sees them scaled by ``T ** power`` (``_SCALE_POWER``), a diagonal
-    preconditioner:
+    untouched slices (``frozen``) fixed; L-BFGS-B sees them scaled by ``T ** power`` (``_SCALE_POWER``; with a prior
+    ``sqrt(T ** (2 power) + precision)``), a diagonal preconditioner:
 
     * log-linear (when :func:`host_plan` finds hosts: NB, TAN, FAN, ...): the free unnormalised log-parameters
       ``beta``; the CLL is concave in them (the equivalent logistic regression) and its gradient is exactly
@@ -274,9 +333,14 @@ class LBFGSSolver:
     coordinates : {"auto", "log_counts"}, default "auto"
         ``"auto"``: log-linear when every block has a host, else log-counts; ``"log_counts"``: always the
         log-counts (same optimum, another path; for diagnostics and tests).
+    prior : Prior, optional
+        A Gaussian prior on the free variables (before the scaling): the solver then maximises the CLL minus
+        ``sum prec (x - mean)^2 / 2`` (in the log-linear coordinates a concave objective whose maximum is finite even
+        on separable data), and :meth:`run` returns the objective and the CLL traces.
     """
 
-    def __init__(self, tmd: TMData, T: np.ndarray, frozen: np.ndarray, *, coordinates: str = "auto"):
+    def __init__(self, tmd: TMData, T: np.ndarray, frozen: np.ndarray, *, coordinates: str = "auto",
+                 prior: Prior | None = None):
         self.tmd = tmd
         O = tmd.observed  # noqa: E741
         self.plan = host_plan(tmd) if coordinates != "log_counts" else None
@@ -300,11 +364,36 @@ class LBFGSSolver:
         # starting point: a warm start with a near-zero count would otherwise get huge steps in that cell
         pos = O[O > 0]
         base = np.maximum(O[self.free], pos.min() if pos.size else 1.0)
-        self.d = base ** _SCALE_POWER["log_linear" if self.plan is not None else "log_counts"]
+        fisher = base ** (2 * _SCALE_POWER["log_linear" if self.plan is not None else "log_counts"])
+        # the Gaussian prior on the free unnormalised log-parameters (both coordinate systems): its precision and
+        # its centre, in this solver's coordinates
+        self.prec = self.centre = None
+        if prior is not None and prior.strength > 0:
+            prec = prior.precision(tmd, self.plan is not None)[self.free]
+            if np.any(prec > 0):
+                self.prec = prec
+                self.centre = prior.centre(tmd, log_linear=self.plan is not None)[self.free]
+                # the prior adds its precision to the diagonal of the Hessian: scaling by it too cut the L-BFGS
+                # iterations 2-6x (splice, soybean, chess, letter, australian, vehicle; NB and TAN)
+                fisher = fisher + prec
+        self.d = np.sqrt(fisher)
         self.n_evaluations = 0
+        self._last = (None, 0.0)  # (z, CLL) of the last evaluation (the callback reports the CLL it reached)
+
+    def _penalty_and_gradient(self, diff: np.ndarray) -> tuple[float, np.ndarray]:
+        """``(sum prec diff^2 / 2, prec diff)`` at ``diff = x - mean`` on the free cells."""
+        pg = self.prec * diff
+        return 0.5 * float(np.dot(pg, diff)), pg
+
+    def penalty(self, z: np.ndarray) -> float:
+        """The prior's penalty at the scaled free variables ``z`` (0 without a prior)."""
+        if self.prec is None:
+            return 0.0
+        return self._penalty_and_gradient(z / self.d - self.centre)[0]
 
     def negative_cll(self, z: np.ndarray) -> tuple[float, np.ndarray]:
-        """``(-CLL, -gradient)`` at the scaled free variables ``z`` (``(inf, 0)`` when illegal)."""
+        """``(-objective, -gradient)`` at the scaled free variables ``z`` (``(inf, 0)`` when illegal); the objective
+        is the CLL minus the prior's penalty."""
         tmd, x, free, d = self.tmd, self._x, self.free, self.d
         x[free] = z / d
         self.n_evaluations += 1
@@ -319,7 +408,19 @@ class LBFGSSolver:
             np.subtract(tmd.observed, ev.expected, out=self._grad)
         else:
             tmd.log_count_gradient(tmd.observed - ev.expected, self._lt, out=self._grad)
-        return -ev.cll, -self._grad[free] / d
+        self._last = (np.array(z, dtype=np.float64), ev.cll)  # a copy: scipy may reuse its buffer
+        if self.prec is None:
+            return -ev.cll, -self._grad[free] / d
+        pen, pg = self._penalty_and_gradient(x[free] - self.centre)
+        return -ev.cll + pen, (pg - self._grad[free]) / d
+
+    def cll_of(self, z: np.ndarray) -> float:
+        """Training CLL at ``z`` (from the last evaluation when it was at ``z``)."""
+        last_z, cll = self._last
+        if last_z is not None and np.array_equal(last_z, z):
+            return float(cll)
+        self._x[self.free] = z / self.d
+        return float(self.tmd.evaluate(None, log_theta=self.log_theta_of(z).copy()).cll)
 
     def log_theta_of(self, z: np.ndarray) -> np.ndarray:
         """Normalised log-parameters of the iterate ``z`` (a view of an internal buffer)."""
@@ -343,12 +444,13 @@ class LBFGSSolver:
         from scipy.optimize import minimize
 
         z0 = self._x[self.free] * self.d
-        trace, steps, elapsed = [cll0], [], [time.perf_counter() - t_start]
+        trace, steps, elapsed = [cll0 - self.penalty(z0)], [], [time.perf_counter() - t_start]
+        clls = [cll0]
         self.z, self.reason = z0, None
 
         def on_iteration(intermediate_result):
             z = np.array(intermediate_result.x, dtype=np.float64)
-            c = -float(intermediate_result.fun)
+            c = -float(intermediate_result.fun)  # the objective (the CLL without a prior)
             if not c >= trace[-1]:  # never record a decrease (L-BFGS-B's line search ensures one; belt and braces)
                 self.reason = "stalled"
                 raise StopIteration
@@ -358,10 +460,11 @@ class LBFGSSolver:
             steps.append(float(np.linalg.norm(z - self.z)))
             change = c - trace[-1]
             trace.append(c)
+            clls.append(c if self.prec is None else self.cll_of(z))
             elapsed.append(time.perf_counter() - t_start)
             self.z = z
             if callback is not None:
-                callback(len(steps), self.counts_of(z), c)
+                callback(len(steps), self.counts_of(z), clls[-1])
             if abs(change) < tol or change == 0.0:
                 self.reason = "tol"
                 raise StopIteration
@@ -379,5 +482,5 @@ class LBFGSSolver:
                 reason = {0: "tol", 1: "max_iter"}.get(int(res.status), "stalled")
         else:
             reason = "max_iter" if max_iter == 0 and self.free.size else "tol"
-        return SolverRun(self.counts_of(self.z), trace, steps, elapsed, self.n_evaluations + 1, reason,
-                         reason in ("tol", "stalled", "range"))
+        return SolverRun(self.counts_of(self.z), clls, steps, elapsed, self.n_evaluations + 1, reason,
+                         reason in ("tol", "stalled", "range"), None if self.prec is None else trace)

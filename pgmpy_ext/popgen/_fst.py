@@ -15,7 +15,7 @@ import numpy as np
 from pgmpy_ext.popgen._genotypes import as_genotypes
 from pgmpy_ext.utils import check_option
 
-__all__ = ["FST_VARIANTS", "fst_from_model", "fst_reynolds"]
+__all__ = ["FST_VARIANTS", "fst_from_counts", "fst_from_model", "fst_reynolds"]
 
 #: The two formulas: Reynolds, Weir & Cockerham (1983) weighted estimator, and eq. (8.2) as printed.
 FST_VARIANTS = ("reynolds1983", "thesis_as_printed")
@@ -128,6 +128,21 @@ def fst_reynolds(genotypes, q, *, loci=None, variant: str = "reynolds1983", retu
     pooled = counts.sum(axis=0) / np.repeat(np.maximum(n_obs.sum(axis=0), 1.0), cards)
     freqs = np.where(den > 0, num / np.where(den > 0, den, 1.0), pooled[:, None])
     return _fst_core(freqs, offsets, q.sum(axis=0), variant, return_components)
+
+
+def fst_from_counts(counts: np.ndarray, offsets: np.ndarray, sizes: np.ndarray, *,
+                    variant: str = "reynolds1983") -> float:
+    """:func:`fst_reynolds` from the memberships' allele counts ``counts[r, j] = sum_d q_dj #{copies of allele r}``
+    (locus blocks ``offsets``; missing copies not counted) and cluster sizes ``sizes = q.sum(axis=0)``: the same
+    estimator, without the genotypes (what ``PopulationEMA.fit`` computes ``fst_`` with)."""
+    counts = np.asarray(counts, dtype=float)
+    starts = np.asarray(offsets[:-1], dtype=np.intp)
+    cards = np.diff(offsets)
+    den = np.repeat(np.add.reduceat(counts, starts, axis=0), cards, axis=0)
+    pooled_num = counts.sum(axis=1)
+    pooled = pooled_num / np.maximum(np.repeat(np.add.reduceat(pooled_num, starts), cards), 1.0)
+    freqs = np.where(den > 0, counts / np.where(den > 0, den, 1.0), pooled[:, None])
+    return _fst_core(freqs, np.asarray(offsets, dtype=np.intp), np.asarray(sizes, dtype=float), variant, False)
 
 
 def fst_from_model(theta, cluster_weights, cards, n_individuals: int, *, loci=None,

@@ -6,8 +6,8 @@ Every popgen estimator and function takes any of these inputs through :func:`as_
 * a path to a STRUCTURE-format file (read with ``pgmpy_ext.io.read_structure``) or a ``StructureData``;
 * a 3-d array ``(individuals, loci, ploidy)`` of allele labels (any integers, e.g. microsatellite repeat lengths,
   or strings such as ``"A"``); missing copies are ``-9``, ``-1``, ``None`` or NaN;
-* a 2-d array or DataFrame of SNP **dosages** (0..ploidy copies of the alternative allele; NaN or ``-9`` = missing
-  genotype). A DataFrame's columns name the loci and its index names the individuals.
+* a 2-d array or DataFrame of SNP **dosages** (0..ploidy copies of the alternative allele; NaN, ``-9`` or ``-1`` =
+  missing genotype). A DataFrame's columns name the loci and its index names the individuals.
 
 The codes are **variable-major** (spec 9.1): locus ``i``'s ``P`` copies are columns ``i*P .. i*P+P-1`` of the
 ``(N, n_loci*P)`` int32 matrix, ``-1`` = missing copy, so the latent-class engine's ``ploidy`` layout reads them
@@ -102,18 +102,20 @@ class Genotypes:
         ``impute`` (the usual PCA input), else left out. For biallelic SNPs the second column of each block is
         the 0..ploidy dosage.
         """
-        offsets = np.concatenate([[0], np.cumsum(self._cards)])
+        offsets = np.concatenate([[0], np.cumsum(self._cards)]).astype(np.intp)
         out = np.zeros((self.n_individuals, int(offsets[-1])))
-        for i in range(self.n_loci):
-            a = self.alleles[:, i, :]
-            block = out[:, offsets[i]:offsets[i + 1]]
-            for k in range(self._cards[i]):
-                block[:, k] = (a == k).sum(axis=1)
-            if impute:
-                n_miss = (a < 0).sum(axis=1)
-                if n_miss.any():
-                    freq = block.sum(axis=0) / max(block.sum(), 1.0)
-                    block += n_miss[:, None] * freq[None, :]
+        a = self.alleles
+        for k in range(int(self._cards.max(initial=0))):  # vectorised over loci: allele k of every locus that has it
+            has = self._cards > k
+            out[:, offsets[:-1][has] + k] = (a[:, has, :] == k).sum(axis=2)
+        if impute:
+            n_miss = (a < 0).sum(axis=2)  # (N, n_loci)
+            if n_miss.any():
+                totals = out.sum(axis=0)
+                per_locus = np.add.reduceat(totals, offsets[:-1]) if len(totals) else totals
+                locus_of = np.repeat(np.arange(self.n_loci), self._cards)
+                freq = totals / np.maximum(per_locus[locus_of], 1.0)
+                out += n_miss[:, locus_of] * freq[None, :]
         return out
 
     def subset(self, loci=None, individuals=None) -> Genotypes:
@@ -174,8 +176,33 @@ def _is_missing_cell(v, missing_codes) -> bool:
     return False
 
 
+def _from_small_ints(raw: np.ndarray, missing: np.ndarray):
+    """Vectorised encoding of integer labels spanning at most 256 values (SNP dosages, bit strings, coded alleles):
+    ``(codes, labels)`` exactly as the per-locus ``np.unique`` loop gives them, or None for other labels."""
+    obs = ~missing
+    if raw.dtype.kind not in "iu" or not obs.any():
+        return None
+    lo, hi = int(raw[obs].min()), int(raw[obs].max())
+    if hi - lo > 255:
+        return None
+    n, n_loci, ploidy = raw.shape
+    v = np.where(obs, raw - lo, 0).astype(np.intp)
+    present = np.zeros((n_loci, hi - lo + 1), dtype=bool)
+    locus = np.broadcast_to(np.arange(n_loci)[None, :, None], raw.shape)
+    present[locus[obs], v[obs]] = True
+    rank = np.cumsum(present, axis=1) - 1  # code of each present value within its locus
+    codes = np.where(obs, rank[locus, v], -1).astype(np.int32)
+    values = np.arange(lo, hi + 1)
+    labels = [values[row].tolist() for row in present]
+    return codes, labels
+
+
 def _from_labels(raw: np.ndarray, missing: np.ndarray, loci, individuals, populations, locations) -> Genotypes:
     n, n_loci, ploidy = raw.shape
+    fast = _from_small_ints(raw, missing)
+    if fast is not None:
+        return Genotypes(fast[0], fast[1], list(loci), np.asarray(np.arange(n) if individuals is None else individuals),
+                         populations, locations)
     codes = np.full(raw.shape, -1, dtype=np.int32)
     labels = []
     for i in range(n_loci):
@@ -257,6 +284,9 @@ def as_genotypes(X, *, ploidy: int | None = None, loci=None, individuals=None, p
             loci = list(X.columns) if loci is None else loci
             frame_index = X.index.to_numpy()
             arr = X.to_numpy()
+        elif hasattr(X, "toarray") and hasattr(X, "nnz"):  # a scipy sparse matrix
+            raise TypeError("sparse genotypes are not supported: pass a dense dosage matrix (X.toarray()) or a "
+                            "DataFrame.")
         else:
             arr = np.asarray(X)
         if arr.ndim == 3:
@@ -285,30 +315,64 @@ def as_genotypes(X, *, ploidy: int | None = None, loci=None, individuals=None, p
             n_loci = arr.shape[1]
         elif arr.ndim == 2:
             p = 2 if ploidy is None else int(ploidy)
-            num = pd.DataFrame(arr).apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
-            bad_type = np.isnan(num) & ~pd.isna(pd.DataFrame(arr)).to_numpy()
+            if arr.shape[1] == 0:
+                raise ValueError(f"Found array with 0 feature(s) (shape={arr.shape}) while a minimum of 1 is "
+                                 "required: the genotypes have no locus (0 columns); give at least one locus.")
+
+            def _where(d, i):  # the user's locus name and individual label of a cell, for messages
+                lab = frame_index[d] if frame_index is not None else d
+                lab = lab.item() if isinstance(lab, np.generic) else lab
+                return (loci[i] if loci is not None and i < len(loci) else f"L{i}"), lab
+
+            if arr.dtype.kind in "iufb":  # numbers already: no per-cell conversion
+                num = arr.astype(np.float64)
+                bad_type = np.zeros(arr.shape, dtype=bool)
+            else:
+                num = pd.DataFrame(arr).apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+                bad_type = np.isnan(num) & ~pd.isna(pd.DataFrame(arr)).to_numpy()
             if bad_type.any():
                 d, i = np.argwhere(bad_type)[0]
-                raise TypeError(f"dosage matrix cell ({d}, {i}) holds {arr[d, i]!r}; dosages are numbers "
-                                f"0..{p} (NaN or {missing_code} = missing).")
-            miss_g = np.isnan(num) | (num == missing_code)
+                locus, lab = _where(d, i)
+                raise TypeError(f"locus {locus!r} holds {arr[d, i]!r} at individual {lab!r}; dosages are numbers "
+                                f"0..{p} (NaN, {missing_code} or -1 = missing). Correct the value or drop the locus.")
+            miss_g = np.isnan(num) | (num == missing_code) | (num == -1)
             ok = ~miss_g
             bad = ok & ((num < 0) | (num > p) | (num != np.round(num)))
             if bad.any():
                 d, i = np.argwhere(bad)[0]
-                lab = frame_index[d] if frame_index is not None else d
+                locus, lab = _where(d, i)
                 raise ValueError(f"allele code out of range: dosage {num[d, i]} for individual {lab!r}, locus "
-                                 f"{i}; a dosage counts alternative alleles, 0..{p} for ploidy {p}. Pass the right "
-                                 f"ploidy, or a 3-d (individuals, loci, ploidy) array for multi-allelic loci.")
-            dose = np.where(ok, num, 0).astype(np.int64)
-            raw = (np.arange(p)[None, None, :] < dose[:, :, None]).astype(np.int64)
-            miss = np.repeat(miss_g[:, :, None], p, axis=2)
+                                 f"{locus!r}; a dosage counts alternative alleles, 0..{p} for ploidy {p}. Pass the "
+                                 "right ploidy, or a 3-d (individuals, loci, ploidy) array for multi-allelic loci.")
+            dose = np.where(ok, num, 0).astype(np.int8 if p <= 127 else np.int64)
             n_loci = arr.shape[1]
+            names = loci if loci is not None else [f"L{i}" for i in range(n_loci)]
+            g = _from_dosages(dose, ok, p, names, frame_index if individuals is None else individuals)
+            return _finish(g, X, ploidy, loci, individuals, populations, allow_empty_individuals)
         else:
             raise ValueError(f"genotype input must be a 3-d allele array (individuals, loci, ploidy), a 2-d dosage "
                              f"matrix, a DataFrame or a STRUCTURE file path; got an array with shape {arr.shape}.")
         names = loci if loci is not None else [f"L{i}" for i in range(n_loci)]
         g = _from_labels(raw, miss, names, frame_index if individuals is None else individuals, None, None)
+    return _finish(g, X, ploidy, loci, individuals, populations, allow_empty_individuals)
+
+
+def _from_dosages(dose: np.ndarray, ok: np.ndarray, p: int, loci, individuals) -> Genotypes:
+    """Genotypes of a 0..p dosage matrix (``ok`` False = missing genotype): copy ``c`` carries allele 1 when
+    ``c < dosage``; labels are the alleles observed at the locus (``[0, 1]``, ``[0]`` or ``[1]``), so allele 1 has
+    code 1 unless allele 0 is never observed. The same codes as the per-locus encoding, without it."""
+    has1 = np.any(ok & (dose > 0), axis=0)
+    has0 = np.any(ok & (dose < p), axis=0)
+    code1 = has0.astype(np.int32)  # allele 1's code: 1 after allele 0, 0 when alone
+    copies = np.arange(p)[None, None, :] < dose[:, :, None]
+    codes = np.where(copies, code1[None, :, None], 0).astype(np.int32)
+    codes[~ok] = -1
+    labels = [[0, 1] if a and b else ([0] if a else ([1] if b else [])) for a, b in zip(has0.tolist(), has1.tolist())]
+    n = dose.shape[0]
+    return Genotypes(codes, labels, list(loci), np.asarray(np.arange(n) if individuals is None else individuals))
+
+
+def _finish(g, X, ploidy, loci, individuals, populations, allow_empty_individuals) -> Genotypes:
     if loci is not None and not isinstance(X, (np.ndarray, pd.DataFrame, list, tuple)):
         g = Genotypes(g.alleles, g.allele_labels, list(loci), g.individuals, g.populations, g.locations)
     if individuals is not None:

@@ -16,17 +16,31 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from pgmpy_ext._compat import DiscreteBayesianNetwork
-from pgmpy_ext.clustering import LATENT_POLICIES, combine_starts, latent_class_data, latent_class_single_start
-from pgmpy_ext.data import PARAMETER_VOCABULARY
+from pgmpy_ext.clustering import LATENT_POLICIES, latent_class_data
+from pgmpy_ext.data import PARAMETER_VOCABULARY, check_unique_columns, refuse_dask
 from pgmpy_ext.models import cpds_from_counts
-from pgmpy_ext.popgen._fst import FST_VARIANTS, fst_from_model, fst_reynolds
+from pgmpy_ext.popgen._engine import (
+    CodesSource,
+    DaskDosageSource,
+    DosageSource,
+    combine,
+    finish,
+    fit_start,
+    fmodel_drift,
+    ld_inflation,
+    predictive_log_joint,
+    predictive_memberships,
+    svd_start_scores,
+)
+from pgmpy_ext.popgen._fst import FST_VARIANTS, fst_from_counts, fst_from_model, fst_reynolds
 from pgmpy_ext.popgen._genotypes import Genotypes, as_genotypes
-from pgmpy_ext.stats import MISSING_POLICIES, latent_class_log_joint
+from pgmpy_ext.stats import MISSING_POLICIES, LatentClassLayout, latent_class_log_joint
 from pgmpy_ext.utils import (
     LOG_PROB_FLOOR,
     Interval,
@@ -34,6 +48,7 @@ from pgmpy_ext.utils import (
     check_generator,
     check_option,
     check_params,
+    effective_n_threads,
     fill_doc,
     log_normalize_rows,
     logsumexp_rows,
@@ -42,7 +57,15 @@ from pgmpy_ext.utils import (
 
 __all__ = ["NClustersResult", "PopulationEMA", "choose_n_clusters", "pca_kmeans_labels"]
 
-INITS = ("random", "pca-kmeans")
+INITS = ("svd", "random", "pca-kmeans")
+STOPPING_RULES = ("loglik", "params")
+MEMBERSHIPS = ("predictive", "plug-in")
+
+#: The thesis's chapter-8 setting of ``PopulationEMA`` (with ``n_init=1000``; 500 for HGDP): random Dirichlet(1)
+#: starts, the L-infinity parameter rule at 0.01, plain iterations and the plug-in posteriors. The reproductions
+#: pass it; ``PopulationEMA(**THESIS_SETTINGS, n_init=m)``.
+THESIS_SETTINGS = {"init": "random", "stopping": "params", "tol": 0.01, "accelerate": None,
+                   "memberships": "plug-in", "alpha": 1.0, "structure_prior": 0.5}
 
 
 def pca_kmeans_labels(genotypes, n_clusters: int, *, n_components: int | None = None, random_state=None,
@@ -75,23 +98,35 @@ def pca_kmeans_labels(genotypes, n_clusters: int, *, n_components: int | None = 
     1.0
     """
     from sklearn.cluster import KMeans
+    from threadpoolctl import threadpool_limits
 
     g = as_genotypes(genotypes, allow_empty_individuals=True)
     rng = check_generator(random_state)
     seed = int(rng.integers(2**31 - 1))
-    scores = _pca_scores(g, int(n_clusters), seed, n_components)
-    return KMeans(n_clusters=int(n_clusters), n_init=n_init, random_state=seed).fit_predict(scores).astype(np.intp)
+    # one thread: the SVD of an (N, alleles) matrix with N in the hundreds and the k-means of (N, K - 1) scores are
+    # too small for threads, which only wait on each other on a loaded machine (8 s instead of 0.2 s measured)
+    with threadpool_limits(1):
+        scores = _pca_scores(g, int(n_clusters), seed, n_components)
+        return KMeans(n_clusters=int(n_clusters), n_init=n_init, random_state=seed).fit_predict(scores).astype(np.intp)
 
 
 @fill_doc
 class PopulationEMA(ClusterMixin, BaseEstimator):
-    r"""Population structure by multi-start EMA over allele copies (seed 001 chapter 8).
+    r"""Population structure by EMA over allele copies (seed 001 chapter 8), with an SVD start, SQUAREM and
+    calibrated memberships by default (issue 28).
 
     The latent-class EMA of section 7.3.1 (spec 4.4) applied to genotypes: loci are the variables, alleles their
     states, and the ``ploidy`` allele copies of a locus share one parameter block; a missing copy contributes its
     expected counts :math:`q_{dj}\theta_{ijk}` (eq. 8.1, ``missing="impute"``, decision 18) or nothing
-    (``"available_case"``). Starts are combined by Best Choice (the thesis's chapter-8 policy) or averaged after
-    Hungarian alignment. Design decisions: ``docs/decisions/seed001-ema-popgen.md`` sections 9 and 12.
+    (``"available_case"``). SNP data (every used locus biallelic, genotypes missing whole) run on int8 dosages with
+    one table gather per genotype; other data on the allele-copy codes. Design decisions:
+    ``docs/decisions/seed001-ema-popgen.md`` sections 9 and 12 and ``docs/decisions/issue28-population-structure.md``.
+
+    **Defaults and the thesis's setting.** By default a fit starts from k-means on the leading singular vectors of
+    the standardised genotypes (``init="svd"``), runs EMA under SQUAREM until the log-likelihood changes by at most
+    ``tol`` relative (``stopping="loglik"``) and reports calibrated memberships (``memberships="predictive"``).
+    The thesis's chapter-8 setting is ``PopulationEMA(init="random", n_init=1000, stopping="params", tol=0.01,
+    accelerate=None, memberships="plug-in")`` (``THESIS_SETTINGS`` without ``n_init``); the reproductions use it.
 
     Parameters
     ----------
@@ -102,22 +137,35 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     missing : {"impute", "available_case"}, default "impute"
         Expected counts of a missing allele copy: ``q_dj theta_ijk`` (``"impute"``, eq. 8.1, decision 18) or none
         (``"available_case"``); missing copies are summed out in the E step and at predict either way.
-    init : {"random", "pca-kmeans"} or array-like (n_individuals,), default "random"
-        ``"random"``: Dirichlet(1) parameters per start (decision 7). ``"pca-kmeans"``: each start begins from the
-        labels of PCA + k-means (:func:`pca_kmeans_labels`, one k-means seed per start). An array: the same labels
-        for every start.
-    n_init : int, default 10
+    init : {"svd", "random", "pca-kmeans"} or array-like (n_individuals,), default "svd"
+        ``"svd"``: labels from k-means (10 restarts, a seed per start) on the ``max(K - 1, 1)`` leading singular
+        vectors of the genotypes standardised per SNP (a randomized SVD drawn from ``random_state``; the same on a
+        dask array). ``"random"``: Dirichlet(1) parameters per start (decision 7, the thesis). ``"pca-kmeans"``: the
+        labels of :func:`pca_kmeans_labels` (scikit-learn PCA + k-means). An array: the same labels for every start.
+    n_init : int, default 1
         Starts (the thesis's ``m``: 1000 for the toy and SNP data, 500 for HGDP).
     policy : {"best", "uniform", "averaging"}, default "best"
         Multi-start policy (spec section 6); chapter 8 uses ``"best"``.
-    tol : float, default 0.01
-        Stop a start when no parameter (an allele frequency or a cluster weight) changes by more than ``tol``
-        (L-infinity; the thesis's rule and value, decision 6).
+    stopping : {"loglik", "params"}, default "loglik"
+        What ``tol`` bounds between consecutive iterates: the relative change of the log-likelihood,
+        :math:`|LL_t - LL_{t-1}| \le tol\,|LL_t|`, or the largest change of a parameter (an allele frequency or a
+        cluster weight, L-infinity; the thesis's rule, decision 6).
+    tol : float, default 1e-7
+        The threshold of ``stopping`` (the thesis: 0.01 on the parameters).
+    accelerate : {"squarem", None}, default "squarem"
+        SQUAREM extrapolation of the EMA map (``pgmpy_ext.utils.iterate``; what fastmixture does for ADMIXTURE's
+        EM), or plain iterations (the thesis).
+    memberships : {"predictive", "plug-in"}, default "predictive"
+        What ``q_``, ``predict_proba`` and ``predict`` report (see Notes): the posterior with the allele
+        frequencies integrated out under the F-model prior, each training individual left out of its cluster's
+        frequencies; or the thesis's plug-in posterior under the fitted frequencies ``theta_``.
     alpha : float, default 1.0
         Dirichlet pseudo-count per cell (bnclassify's ``smooth``, pgmpy's ``pseudo_counts``); must be > 0.
     structure_prior : float, default 0.5
-        Prior probability of each arc ``C -> locus`` (0.5 = uniform over the selective structures, the thesis).
+        Prior probability of each arc ``C -> locus`` (0.5 = uniform over the selective structures, the thesis;
+        1 = every locus depends on the cluster, i.e. EM with posterior-mean frequencies).
     max_iter : int, default 1000
+        Most iterates per start (an accelerated cycle moves through three).
     random_state : None, int or numpy Generator
     %(n_jobs)s
     show_progress : bool, default False
@@ -130,13 +178,22 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     Attributes
     ----------
     q_ : ndarray (n_individuals, n_clusters)
-        Membership :math:`q_{dj} = P(C = j \mid x^{(d)})`, read as admixture-like coefficients.
+        Membership :math:`P(C_d = j \mid \text{data})` of every training individual in every cluster (a cluster
+        posterior, **not** an admixture proportion; see Notes).
     labels_ : ndarray of intp (n_individuals,)
         ``argmax`` of ``q_``.
     theta_ : ndarray (sum(cards_), n_clusters)
-        Allele frequencies per cluster, locus blocks stacked (rows ``offsets_[i] .. offsets_[i+1]-1``).
+        Fitted allele frequencies per cluster (EMA's averaged estimates), locus blocks stacked (rows
+        ``offsets_[i] .. offsets_[i+1]-1``).
     weights_ : ndarray (n_clusters,)
         Cluster proportions :math:`\theta_{C-j}`.
+    ld_inflation_ : float
+        How much more the loci's summed log-likelihood ratios vary within a cluster than independent loci would
+        (linkage, :math:`\kappa \ge 1`); the predictive memberships divide them by it (1 for unlinked loci and for
+        ``memberships="plug-in"``).
+    drift_ : ndarray (n_clusters,)
+        Each cluster's drift :math:`F_j` from the pooled frequencies, estimated by moments (the F-model prior of
+        ``memberships="predictive"``; STRUCTURE's :math:`F_k`).
     arc_posterior_ : ndarray (n_loci_in_,)
         Posterior of the arc ``C -> locus`` (the implicit relevance of every input locus); NaN for monomorphic loci.
     loci_ : list
@@ -147,19 +204,20 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     allele_labels_ : list of list
         The allele labels of every used locus (the states of ``model_``).
     model_ : pgmpy DiscreteBayesianNetwork
-        Latent cluster node ``"cluster"`` (states ``0..K-1``) over one variable per used locus; built on first
-        access (pgmpy's ``add_cpds`` is quadratic in the number of loci) and cached.
+        Latent cluster node ``"cluster"`` (states ``0..K-1``) over one variable per used locus, CPDs ``theta_`` and
+        ``weights_``; built on first access (pgmpy's ``add_cpds`` is quadratic in the number of loci) and cached.
     log_likelihood_ : float
-        Observed-data log-likelihood (natural log) of the fitted parameters.
+        Observed-data log-likelihood (natural log) of ``theta_`` and ``weights_``.
     ll_trace_ : ndarray
-        Log-likelihood per iteration of the kept start.
+        Log-likelihood of every iterate of the kept start.
     start_scores_ : ndarray (n_init,)
     n_iter_ : int
     converged_ : bool
     degenerate_ : bool
         EMA's trivial fixed point (spec 4.8).
     fst_ : float
-        Reynolds' F_ST of the model (:func:`fst_from_model`, variant ``"reynolds1983"``).
+        Reynolds' F_ST between the clusters re-estimated from the memberships ``q_`` on the training genotypes:
+        :func:`fst_reynolds` ``(X, q_)`` (the same estimator, computed at fit).
     n_individuals_, n_loci_in_ : int
     populations_ : ndarray or None
         Population labels carried by the input (e.g. POPDATA of a STRUCTURE file).
@@ -180,36 +238,74 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
 
     and the MA step of spec 4.4 on these allele-copy counts.
 
+    **What q is.** The model has no admixture: an individual comes from one population, and ``q_[d, j]`` is the
+    probability that it is population ``j`` (STRUCTURE's no-admixture model), not the share of its genome from
+    ``j`` (ADMIXTURE's Q). An admixed individual therefore gets an uncertain ``q`` (or, with many loci, a confident
+    one for the closest cluster) that says nothing about its ancestry proportions. The plug-in posterior (the E
+    step under ``theta_``, ``memberships="plug-in"``) is overconfident: each individual's own alleles are in its
+    cluster's frequencies (about (number of loci) / (cluster size) nats in favour of its own cluster, 130 for 10,000
+    SNPs and 75 individuals) and the frequencies are treated as known. ``memberships="predictive"`` removes both:
+
+    .. math::
+        q_{dj} \propto (n_j - q^{*}_{dj} + \alpha) \prod_i
+        \mathrm{Polya}\big(x_{di} \mid N_{ij\cdot} - q^{*}_{dj} x_{di} + \lambda_j \bar p_{i\cdot}\big),\quad
+        \lambda_j = (1 - F_j) / F_j,
+
+    the beta-binomial (Dirichlet-multinomial) probability of its copies given everybody else's expected counts
+    :math:`N` (:math:`q^*` the plug-in posterior) and the F-model prior around the pooled frequencies
+    :math:`\bar p` with each cluster's drift :math:`F_j` (``drift_``, estimated by moments, corrected for the
+    sampling variance). On simulations with known populations the mean of ``max_j q_[d, j]`` is then close to the
+    accuracy (``docs/decisions/issue28-population-structure.md``). ``q`` is uncertain when the clusters are barely
+    differentiated (F_ST times the square root of individuals times loci near 1, where no method separates them)
+    and for individuals between clusters. ``predict_proba`` of new individuals is the same predictive with nothing
+    left out, so ``predict_proba(X_train)`` is slightly more confident than ``q_``.
+
     References
     ----------
     Santafé, G. (2007). Bayesian model averaging of naive Bayes for clustering, chapter 8 (population genetics).
+    Falush, D., Stephens, M., Pritchard, J. K. (2003). Inference of population structure using multilocus genotype
+    data: linked loci and correlated allele frequencies. Genetics 164, 1567-1587.
+    Varadhan, R., Roland, C. (2008). Simple and globally convergent methods for accelerating the convergence of any
+    EM algorithm. Scandinavian Journal of Statistics 35, 335-353.
 
     Examples
     --------
     >>> from pgmpy_ext.datasets import make_balding_nichols
     >>> a, pop = make_balding_nichols(n_individuals=60, n_populations=2, n_loci=100, fst=0.1, missing_rate=0.05,
     ...                               random_state=0)
-    >>> ema = PopulationEMA(n_clusters=2, n_init=3, random_state=0).fit(a)
+    >>> ema = PopulationEMA(n_clusters=2, random_state=0).fit(a)
     >>> ema.q_.shape, float(max((ema.labels_ == pop).mean(), (ema.labels_ != pop).mean()))
     ((60, 2), 1.0)
     """
 
     _parameter_constraints = {**PARAMETER_VOCABULARY, "ploidy": [Interval(numbers.Integral, 1, None)],
                               "missing": [Options(MISSING_POLICIES)], "init": [Options(INITS), "array-like"],
-                              "policy": [Options(LATENT_POLICIES)],
+                              "policy": [Options(LATENT_POLICIES)], "stopping": [Options(STOPPING_RULES)],
+                              "accelerate": [Options(("squarem",)), None],
+                              "memberships": [Options(MEMBERSHIPS)],
                               "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
                               "structure_prior": [Interval(numbers.Real, 0, 1)]}
 
-    def __init__(self, n_clusters=2, *, ploidy=2, missing="impute", init="random", n_init=10, policy="best",
-                 tol=0.01, alpha=1.0, structure_prior=0.5, max_iter=1000, random_state=None, n_jobs=None,
-                 show_progress=False, handle_unknown="ignore"):
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # NaN (and -9) is a missing allele, summed out exactly
+        tags.input_tags.positive_only = True  # a dosage counts alleles: 0..ploidy
+        return tags
+
+    def __init__(self, n_clusters=2, *, ploidy=2, missing="impute", init="svd", n_init=1, policy="best",
+                 stopping="loglik", tol=1e-7, accelerate="squarem", memberships="predictive", alpha=1.0,
+                 structure_prior=0.5, max_iter=1000, random_state=None, n_jobs=None, show_progress=False,
+                 handle_unknown="ignore"):
         self.n_clusters = n_clusters
         self.ploidy = ploidy
         self.missing = missing
         self.init = init
         self.n_init = n_init
         self.policy = policy
+        self.stopping = stopping
         self.tol = tol
+        self.accelerate = accelerate
+        self.memberships = memberships
         self.alpha = alpha
         self.structure_prior = structure_prior
         self.max_iter = max_iter
@@ -222,12 +318,31 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         check_params(self)
 
     # ------------------------------------------------------------------ fit
-    def _single_start(self, data, init_fn, rng: np.random.Generator):
-        init = init_fn(rng)
-        return latent_class_single_start(data, int(self.n_clusters), rng, method="ema", alpha=float(self.alpha),
-                                         structure_prior=float(self.structure_prior), tol=float(self.tol),
-                                         criterion="params", max_iter=int(self.max_iter), init=init,
-                                         missing=self.missing)
+    def _single_start(self, source, init_fn, rng: np.random.Generator):
+        return fit_start(source, int(self.n_clusters), rng, init=init_fn(rng), alpha=float(self.alpha),
+                         structure_prior=float(self.structure_prior), missing=self.missing, tol=float(self.tol),
+                         criterion="objective" if self.stopping == "loglik" else "params",
+                         max_iter=int(self.max_iter), accelerate=self.accelerate)
+
+    def _init_fn(self, source, gu_fn, K: int, rng: np.random.Generator, n_rows: int):
+        if isinstance(self.init, str) and self.init == "random":
+            return _RandomInit()
+        if isinstance(self.init, str) and self.init == "svd":
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(effective_n_threads(self.n_jobs)):  # BLAS threads of the SVD products: n_jobs
+                return _ScoresKMeansInit(svd_scores_of(source, K, rng), K)
+        if isinstance(self.init, str):
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(1):
+                return _PCAKMeansInit(_pca_scores(gu_fn(), K, int(rng.integers(2**31 - 1))), K)
+        labels = np.asarray(self.init)
+        if labels.shape != (n_rows,) or not np.issubdtype(labels.dtype, np.integer) \
+                or labels.min() < 0 or labels.max() >= K:
+            raise ValueError(f"init labels must be {n_rows} integers in 0..{K - 1}; got an array of "
+                             f"shape {labels.shape}.")
+        return _FixedInit(labels.astype(np.intp))
 
     def fit(self, X, y=None):
         """Cluster the individuals of ``X``.
@@ -236,7 +351,8 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         ----------
         X : genotypes
             A ``Genotypes``, a STRUCTURE file path, an (individuals, loci, ploidy) allele array or a 0..ploidy
-            dosage matrix / DataFrame (see ``as_genotypes``). Missing alleles allowed.
+            dosage matrix / DataFrame (see ``as_genotypes``), or a 2-d dask array of int8 dosages (chunks of
+            individuals; see ``pgmpy_ext.dask.DaskDosages``). Missing alleles allowed.
         y : ignored
 
         Returns
@@ -244,71 +360,128 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         self
         """
         self._check_params()
+        from pgmpy_ext.dask import is_dask_collection
+
+        if is_dask_collection(X) and hasattr(X, "chunks") and not hasattr(X, "columns"):
+            return self._fit_dask(X)  # a dask array of dosages; a dask DataFrame is refused
+        refuse_dask(self, X, method="fit")
+        check_unique_columns(X, "PopulationEMA (one column per locus)")
         g = as_genotypes(X, ploidy=int(self.ploidy))
+        if g.n_individuals == 0:
+            raise ValueError("X has no individuals (0 rows); PopulationEMA needs genotypes to cluster.")
         K = int(self.n_clusters)
         mask = g.polymorphic
         if not mask.any():
             raise ValueError("every locus is monomorphic (a single observed allele); there is nothing to cluster on.")
-        gu = g.subset(loci=mask) if not mask.all() else g
-        if (gu.alleles < 0).all(axis=(1, 2)).any():
-            d = int(np.flatnonzero((gu.alleles < 0).all(axis=(1, 2)))[0])
+        used = np.flatnonzero(mask)
+        alleles = np.ascontiguousarray(g.alleles[:, used, :]) if not mask.all() else g.alleles
+        if (alleles < 0).all(axis=(1, 2)).any():
+            d = int(np.flatnonzero((alleles < 0).all(axis=(1, 2)))[0])
             raise ValueError(f"individual {g.individuals[d]!r} has every polymorphic locus missing; drop it before "
                              "fitting.")
-        data = latent_class_data(gu.codes, gu.cards, ploidy=gu.ploidy, row_labels=list(g.individuals))
-        if K > len(data.weights):
-            raise ValueError(f"n_clusters == {K} exceeds the {len(data.weights)} distinct genotypes of the "
-                             f"{g.n_individuals} individuals; use at most {len(data.weights)} clusters.")
+        cards = g.cards[used]
+        labels_used = [g.allele_labels[i] for i in used]
+        loci_used = [g.loci[i] for i in used]
+        source = _source_of(alleles, cards, g.ploidy, list(g.individuals))
+        n_distinct = _n_distinct(source)
+        if K > n_distinct:
+            raise ValueError(f"n_clusters == {K} exceeds the {n_distinct} distinct genotypes of the "
+                             f"{g.n_individuals} individuals; use at most {n_distinct} clusters.")
+
+        def gu_fn():
+            return Genotypes(alleles, labels_used, loci_used, g.individuals, g.populations, g.locations)
+
         rng = check_generator(self.random_state)
-        if isinstance(self.init, str) and self.init == "random":
-            init_fn = _RandomInit()
-        elif isinstance(self.init, str):
-            init_fn = _PCAKMeansInit(_pca_scores(gu, K, int(rng.integers(2**31 - 1))), K)
-        else:
-            labels = np.asarray(self.init)
-            if labels.shape != (g.n_individuals,) or not np.issubdtype(labels.dtype, np.integer) \
-                    or labels.min() < 0 or labels.max() >= K:
-                raise ValueError(f"init labels must be {g.n_individuals} integers in 0..{K - 1}; got an array of "
-                                 f"shape {labels.shape}.")
-            init_fn = _FixedInit(labels.astype(np.intp))
-        starts = run_starts(partial(self._single_start, data, init_fn), int(self.n_init), rng, n_jobs=self.n_jobs,
+        init_fn = self._init_fn(source, gu_fn, K, rng, g.n_individuals)
+        starts = run_starts(partial(self._single_start, source, init_fn), int(self.n_init), rng, n_jobs=self.n_jobs,
                             show_progress=self.show_progress, desc="PopulationEMA starts")
-        scores = np.array([s.loglik for s in starts], dtype=np.float64)
-        result = combine_starts(data, starts, self.policy, missing=self.missing)
+        result = finish(source, combine(source, starts, self.policy, missing=self.missing), missing=self.missing,
+                        with_resp=True)
         self.n_individuals_ = g.n_individuals
         self.n_loci_in_ = g.n_loci
+        self._loci_in = list(g.loci)  # the fitted locus names, checked against a DataFrame's columns at predict
         self.loci_mask_ = mask
-        self.loci_ = list(gu.loci)
-        self.cards_ = gu.cards
-        self.offsets_ = np.concatenate([[0], np.cumsum(self.cards_)]).astype(np.intp)
-        self.allele_labels_ = [list(lab) for lab in gu.allele_labels]
+        self.loci_ = loci_used
+        self.cards_ = cards
+        self.allele_labels_ = [list(lab) for lab in labels_used]
         self.populations_ = g.populations
         self.individuals_ = g.individuals
+        self._set_result(result, starts, source, g.n_loci, mask)
+        return self
+
+    def _set_result(self, result, starts, source, n_loci_in: int, mask) -> None:
+        """Everything ``fit`` sets from the kept start (in memory or on dask data)."""
+        K = int(self.n_clusters)
+        self.offsets_ = np.concatenate([[0], np.cumsum(self.cards_)]).astype(np.intp)
         self.theta_ = result.theta
         self.weights_ = result.weights
-        self.q_ = result.resp[data.inverse]
+        self._layout_ = LatentClassLayout.build(self.cards_, K, int(self.ploidy))
+        self._dosage_ = bool(source.is_dosage)
+        self._counts_ = result.counts
+        self._cluster_counts_ = result.cluster_counts
+        if self.memberships == "predictive":
+            self.ld_inflation_ = ld_inflation(*source.ld_moments(result.theta, result.weights, result.resp),
+                                              result.resp)
+            self.q_, self._pseudo_ = predictive_memberships(source, result.counts, result.cluster_counts,
+                                                            self._layout_, alpha=float(self.alpha), q=result.resp,
+                                                            inflation=self.ld_inflation_)
+        else:
+            self.ld_inflation_ = 1.0
+            self.q_, self._pseudo_ = result.resp, fmodel_drift(result.counts, self._layout_, result.cluster_counts)
+        self.drift_ = self._pseudo_[0]
         self.labels_ = np.argmax(self.q_, axis=1).astype(np.intp)
-        arc = np.full(g.n_loci, np.nan)
+        arc = np.full(n_loci_in, np.nan)
         arc[mask] = result.arc_posterior
         self.arc_posterior_ = arc
         self.log_likelihood_ = float(result.loglik)
         self.ll_trace_ = np.asarray(result.ll_trace)
-        self.start_scores_ = np.asarray(scores)
+        self.start_scores_ = np.array([s.loglik for s in starts], dtype=np.float64)
         self.n_iter_ = int(result.n_iter)
         self.converged_ = bool(result.converged)
         self.degenerate_ = bool(result.degenerate)
-        self._layout_ = data.layout(K)
         with np.errstate(divide="ignore"):
             self._log_theta_ = np.maximum(np.log(self.theta_), LOG_PROB_FLOOR)
             self._log_prior_ = np.maximum(np.log(self.weights_), LOG_PROB_FLOOR)
-        nonempty = self.weights_ * self.n_individuals_ > 0.5
-        self.fst_ = (fst_from_model(self.theta_, self.weights_, self.cards_, self.n_individuals_)
-                     if nonempty.sum() >= 2 else float("nan"))
+        counts, _ = source.counts_from_resp(self.q_)
+        sizes = self.q_.sum(axis=0)
+        self.fst_ = (fst_from_counts(counts, self.offsets_, sizes) if (sizes > 1e-8 * sizes.sum()).sum() >= 2
+                     else float("nan"))
         if not self.converged_:
             warnings.warn(f"PopulationEMA did not converge in max_iter={self.max_iter} iterations; increase max_iter "
-                          "or tol.", ConvergenceWarning, stacklevel=2)
+                          "or tol.", ConvergenceWarning, stacklevel=3)
         self.__dict__.pop("_model", None)  # model_ is built on first access (see the property)
-        return self
 
+    def _fit_dask(self, X):
+        from pgmpy_ext.dask import DaskDosages
+
+        if self.policy != "best":
+            raise ValueError(f"policy == {self.policy!r}: on a dask array PopulationEMA keeps the best start only "
+                             "(policy='best'); the averaging policies need every start's posteriors in memory.")
+        if isinstance(self.init, str) and self.init == "pca-kmeans":
+            raise ValueError("init='pca-kmeans' needs the genotypes in memory; use init='svd' (the same idea, computed "
+                             "chunk by chunk) on a dask array.")
+        K = int(self.n_clusters)
+        dd = DaskDosages(X, int(self.ploidy))
+        mask = dd.polymorphic
+        if not mask.any():
+            raise ValueError("every SNP is monomorphic (a single observed allele); there is nothing to cluster on.")
+        source = DaskDosageSource(dd.subset(mask) if not mask.all() else dd)
+        rng = check_generator(self.random_state)
+        init_fn = self._init_fn(source, None, K, rng, source.n_rows)
+        starts = run_starts(partial(self._single_start, source, init_fn), int(self.n_init), rng,
+                            show_progress=self.show_progress, desc="PopulationEMA starts")
+        result = finish(source, combine(source, starts, "best", missing=self.missing), missing=self.missing,
+                        with_resp=True)
+        self.n_individuals_ = source.n_rows
+        self.n_loci_in_ = len(mask)
+        self.loci_mask_ = mask
+        self.loci_ = [f"L{i}" for i in np.flatnonzero(mask)]
+        self.cards_ = np.full(int(mask.sum()), 2, dtype=np.intp)
+        self.allele_labels_ = [[0, 1] for _ in range(int(mask.sum()))]
+        self.populations_ = None
+        self.individuals_ = np.arange(source.n_rows)
+        self._set_result(result, starts, source, len(mask), mask)
+        return self
     @property
     def model_(self) -> DiscreteBayesianNetwork:
         """The fitted pgmpy network, built on first access and cached.
@@ -341,7 +514,14 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     # ------------------------------------------------------------------ predict
     def _codes(self, X) -> np.ndarray:
         """Codes of new genotypes in the fitted loci and allele labels (unseen alleles -> missing)."""
+        refuse_dask(self, X, method="predict")
         g = as_genotypes(X, ploidy=int(self.ploidy), allow_empty_individuals=True)
+        fitted = self.__dict__.get("_loci_in")
+        if isinstance(X, pd.DataFrame) and fitted is not None and list(X.columns) != fitted:
+            new, gone = [c for c in X.columns if c not in fitted], [c for c in fitted if c not in set(X.columns)]
+            what = f"unseen at fit {new!r}, missing {gone!r}" if new or gone else "the same loci in another order"
+            raise ValueError(f"X's loci (columns) differ from those seen at fit ({what}); pass the fitted loci in "
+                             "the fitted order.")
         if g.n_loci != self.n_loci_in_:
             raise ValueError(f"X has {g.n_loci} loci, the model was fitted on {self.n_loci_in_}.")
         used = np.flatnonzero(self.loci_mask_)
@@ -358,12 +538,20 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
                                      f"individual {g.individuals[d]!r} that was not seen during fit (known: "
                                      f"{list(self.allele_labels_[t])}). Pass handle_unknown='ignore' to sum it out "
                                      "as a missing allele.")
-        return out.reshape(g.n_individuals, -1)
+        return out.reshape(g.n_individuals, len(used) * g.ploidy)
 
     def predict_joint_log_proba(self, X) -> np.ndarray:
-        """``log p(x_observed, C = j)`` per individual, (n_individuals, n_clusters)."""
+        """``log p(x_observed, C = j)`` per individual, (n_individuals, n_clusters): under the F-model predictive
+        (``memberships="predictive"``; see Notes) or under ``theta_`` and ``weights_`` (``"plug-in"``)."""
         check_is_fitted(self)
-        return latent_class_log_joint(self._layout_, self._codes(X), self._log_theta_, self._log_prior_)
+        codes = self._codes(X)
+        if self.memberships == "plug-in":
+            return latent_class_log_joint(self._layout_, codes, self._log_theta_, self._log_prior_)
+        dosage = _codes_to_dosages(codes, int(self.ploidy)) if self._dosage_ else None
+        rows = dosage if dosage is not None else codes
+        return predictive_log_joint(rows, self._layout_, self._counts_, self._cluster_counts_, self._pseudo_,
+                                    alpha=float(self.alpha), dosage=dosage is not None,
+                                    inflation=self.ld_inflation_)
 
     def predict_proba(self, X) -> np.ndarray:
         """Memberships of new individuals (missing and unseen alleles summed out)."""
@@ -376,19 +564,85 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         return np.argmax(self.predict_joint_log_proba(X), axis=1).astype(np.intp)
 
     def score(self, X, y=None) -> float:
-        """Mean log-likelihood per individual (natural log)."""
+        """Mean log-likelihood per individual (natural log): of the posterior predictive
+        (``memberships="predictive"``, a held-out score) or of ``theta_``/``weights_`` (``"plug-in"``, so that
+        ``score(X_train) * n == log_likelihood_``)."""
         check_is_fitted(self)
         return float(np.mean(logsumexp_rows(self.predict_joint_log_proba(X))))
 
     def fst(self, X=None, *, loci=None, variant: str = "reynolds1983") -> float:
-        """Reynolds' F_ST of the clustering: from the model's frequencies (``X`` None) or re-estimated from the
-        memberships ``q_`` on genotypes ``X`` (e.g. on other loci than those clustered on, decision 22)."""
+        """Reynolds' F_ST of the clustering, re-estimated from the memberships ``q_`` on genotypes ``X``
+        (:func:`fst_reynolds`; ``fst_`` is this on the training genotypes), or, with ``X`` None, the thesis's plug-in
+        of the model's frequencies ``theta_`` (:func:`fst_from_model`).
+
+        The two differ: Reynolds' estimator subtracts the sampling variance of frequencies estimated from ``n_j``
+        individuals, which ``theta_`` do not have in the same amount (EMA averages each locus' frequencies with the
+        pooled ones by its arc posterior, which shrinks the differences between clusters), so the plug-in is lower
+        and can be negative on weakly differentiated data (decision 22)."""
         check_is_fitted(self)
         check_option(variant, "variant", FST_VARIANTS)
         if X is None:
             return fst_from_model(self.theta_, self.weights_, self.cards_, self.n_individuals_, loci=loci,
                                   variant=variant)
         return fst_reynolds(X, self.q_, loci=loci, variant=variant)
+
+
+def _codes_to_dosages(codes: np.ndarray, ploidy: int) -> np.ndarray | None:
+    """int8 dosages (copies of code 1) of biallelic allele-copy codes, or None when a genotype is missing in part."""
+    c = codes.reshape(codes.shape[0], codes.shape[1] // ploidy, ploidy)  # explicit: 0 individuals is valid
+    miss = c < 0
+    n_miss = miss.sum(axis=2)
+    if np.any((n_miss > 0) & (n_miss < ploidy)):
+        return None
+    dos = (c == 1).sum(axis=2).astype(np.int8)
+    dos[n_miss == ploidy] = -1
+    return dos
+
+
+def _source_of(alleles: np.ndarray, cards: np.ndarray, ploidy: int, row_labels):
+    """The fit's data: int8 dosages when every locus is biallelic and genotypes are missing whole, else the
+    allele-copy codes (distinct rows)."""
+    n, n_loci, _ = alleles.shape
+    if np.all(cards == 2) and ploidy <= 127:
+        dos = _codes_to_dosages(alleles.reshape(n, -1), ploidy)
+        if dos is not None:
+            return DosageSource(dos, ploidy)
+    data = latent_class_data(alleles.reshape(n, -1), cards, ploidy=ploidy, row_labels=row_labels)
+    offsets = np.concatenate([[0], np.cumsum(cards)]).astype(np.intp)
+    counts = np.zeros((n, int(offsets[-1])))
+    for k in range(int(cards.max())):
+        hit = (alleles == k).sum(axis=2)  # (n, n_loci)
+        has = cards > k
+        counts[:, offsets[:-1][has] + k] = hit[:, has]
+    return CodesSource(data, counts)
+
+
+def _n_distinct(source) -> int:
+    if source.is_dosage:
+        G = source.G
+        return len(np.unique(G.view(np.dtype((np.void, G.shape[1]))))) if G.shape[1] else 1
+    return len(source.data.weights)
+
+
+def svd_scores_of(source, K: int, rng: np.random.Generator) -> np.ndarray:
+    """Scores of the SVD start (``svd_start_scores`` of the engine)."""
+    return svd_start_scores(source, K, rng)
+
+
+class _ScoresKMeansInit:
+    """k-means (10 restarts, the start's own seed) on scores computed once per fit."""
+
+    def __init__(self, scores, K):
+        self.scores, self.K = scores, K
+
+    def __call__(self, rng):
+        from sklearn.cluster import KMeans
+        from threadpoolctl import threadpool_limits
+
+        km = KMeans(n_clusters=self.K, n_init=10, random_state=int(rng.integers(2**31 - 1)))
+        # (N, K - 1) scores are tiny: OpenMP threads would only wait on each other (10x slower on a loaded machine)
+        with threadpool_limits(1):
+            return km.fit_predict(self.scores).astype(np.intp)
 
 
 class _RandomInit:
@@ -425,9 +679,11 @@ class _PCAKMeansInit:
 
     def __call__(self, rng):
         from sklearn.cluster import KMeans
+        from threadpoolctl import threadpool_limits
 
         km = KMeans(n_clusters=self.K, n_init=1, random_state=int(rng.integers(2**31 - 1)))
-        return km.fit_predict(self.scores).astype(np.intp)
+        with threadpool_limits(1):
+            return km.fit_predict(self.scores).astype(np.intp)
 
 
 @dataclass

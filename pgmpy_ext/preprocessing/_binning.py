@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.preprocessing import KBinsDiscretizer
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from pgmpy_ext.data import MAX_NUMERIC_STATES, numeric_columns_to_discretize, validate_frame
+from pgmpy_ext.data import MAX_NUMERIC_STATES, numeric_columns_to_discretize, refuse_dask, validate_frame
 from pgmpy_ext.utils import Interval, Options, check_params, without_gc
 
 __all__ = ["EqualFrequencyDiscretizer", "EqualWidthDiscretizer"]
@@ -135,6 +135,7 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Learn the cut points of the selected columns on ``X`` (a training fold)."""
         self._check_params()
+        refuse_dask(self, X, y, method="fit")
         frame = _as_frame(X)
         if self._supervised and y is None:
             # (sklearn's check_requires_y_none looks for the words "requires y to be passed")
@@ -208,6 +209,7 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         missing-value policy.
         """
         check_is_fitted(self)
+        refuse_dask(self, X, method="transform")
         frame = _as_frame(X)
         validate_frame(self, X, reset=False)
         if not isinstance(X, pd.DataFrame):

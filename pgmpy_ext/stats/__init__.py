@@ -113,6 +113,25 @@ __all__ += ["SambaImprovement", "samba_improve"]
 from pgmpy_ext.stats._k2 import K2_SCORE_KINDS, dirichlet_family_score, k2_parent_search  # noqa: E402
 
 __all__ += ["K2_SCORE_KINDS", "dirichlet_family_score", "k2_parent_search"]
-from pgmpy_ext.stats._popgen import model_mi_with_cluster, pairwise_model_mi  # noqa: E402
+from pgmpy_ext.stats._popgen import (  # noqa: E402
+    DOSAGE_BLOCK,
+    DosageEStep,
+    check_dosages,
+    dosage_allele_counts,
+    dosage_allele_totals,
+    dosage_counts_from_resp,
+    dosage_estep,
+    dosage_log_table,
+    dosage_loo_log_posterior,
+    dosage_slot_sums,
+    dosage_standardized,
+    dosage_std_matmul,
+    dosage_std_rmatmul,
+    model_mi_with_cluster,
+    pairwise_model_mi,
+)
 
-__all__ += ["model_mi_with_cluster", "pairwise_model_mi"]
+__all__ += ["DOSAGE_BLOCK", "DosageEStep", "check_dosages", "dosage_allele_counts", "dosage_allele_totals",
+            "dosage_counts_from_resp", "dosage_estep", "dosage_log_table", "dosage_loo_log_posterior",
+            "dosage_slot_sums", "dosage_standardized", "dosage_std_matmul", "dosage_std_rmatmul",
+            "model_mi_with_cluster", "pairwise_model_mi"]

@@ -78,6 +78,8 @@ class TMData(BlockLayout):
         The normalisation slice of every cell: 0 for the class prior, then one id per ``(block, pi, c)``; the
         parameters of a slice are its counts divided by their sum.
     n_slices : int
+    inverse : numpy.ndarray of intp, shape (n_rows,)
+        The unique row of every input row (``W`` and ``idx`` are indexed by unique row).
 
     Examples
     --------
@@ -107,6 +109,7 @@ class TMData(BlockLayout):
     n_total: float
     slice_ids: np.ndarray
     n_slices: int
+    inverse: np.ndarray | None = None
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -212,7 +215,7 @@ class TMData(BlockLayout):
             n_slices += q * K
         return cls(K, tuple(fams), tuple(fam_cards), _intp(offsets), _intp(blk_r), _intp(blk_q),
                    np.ascontiguousarray(idx), np.ascontiguousarray(W), observed, float(w.sum()), slice_ids,
-                   int(n_slices))
+                   int(n_slices), _intp(inverse))
 
     # ------------------------------------------------------------------ facts
     @property

@@ -24,6 +24,7 @@ from pgmpy_ext.structure._kdb import KDBSearch, class_mutual_information, fit_kd
 from pgmpy_ext.structure._multinet import CLMultinetSearch, MultinetStructure, fit_cl_multinet
 from pgmpy_ext.structure._selective import SelectiveNBSearch, fit_selective_nb
 from pgmpy_ext.structure._structural_tm import (
+    CRITERIA,
     MAX_CANDIDATES,
     StructuralTMSearch,
     cbic_score,
@@ -56,7 +57,7 @@ __all__ += ["CTANSearch", "StructuralTMSearch", "cbic_score", "conditional_dimen
             "fit_structural_tm"]
 __all__ += ["ABN_WEIGHTS", "SBN_STOPPING", "SBNWalk", "chow_liu_trees_per_class", "root_index", "sbn_code_length",
             "sbn_monitor", "sbn_walk"]
-__all__ += ["MAX_CANDIDATES"]
+__all__ += ["CRITERIA", "MAX_CANDIDATES"]
 from pgmpy_ext.structure._k2 import PARENT_PRIORS, K2Search, check_order, fit_k2, k2_search  # noqa: E402
 
 __all__ += ["PARENT_PRIORS", "K2Search", "check_order", "fit_k2"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Hashable
 from statistics import NormalDist
 
 import numpy as np
@@ -13,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from pgmpy_ext.data import as_frame
+from pgmpy_ext.data import as_frame, check_unique_columns, refuse_dask
 from pgmpy_ext.utils import Interval, Options, check_params
 
 __all__ = ["C45Classifier", "add_errs", "used_tree_features"]
@@ -238,8 +239,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             values = np.ascontiguousarray(frame.iloc[:, num].to_numpy(dtype=np.float64)) if num.size else \
                 np.zeros((frame.shape[0], 0))
         except (TypeError, ValueError):
-            raise ValueError("a numeric feature of C45Classifier holds non-numeric values; declare it in "
-                             "nominal=[...].") from None
+            raise self._non_numeric(frame, num, fit) from None
         if not np.isfinite(values).all():
             bad = ~np.isfinite(values)
             self._refuse_nan(frame, int(num[np.flatnonzero(bad.any(axis=0))[0]]), bad[:, bad.any(axis=0)][:, 0])
@@ -248,6 +248,14 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             self._states_ = []
         for t, j in enumerate(nom):
             s = frame.iloc[:, j]
+            if s.dtype == object:
+                unhashable = [r for r, v in enumerate(s.tolist()) if not isinstance(v, Hashable)]
+                if unhashable:
+                    r = unhashable[0]
+                    label = frame.index[r].item() if isinstance(frame.index[r], np.generic) else frame.index[r]
+                    raise TypeError(f"argument must be a string or a number: column {frame.columns[j]!r} has "
+                                    f"{s.iloc[r]!r} (a {type(s.iloc[r]).__name__}) at row {label!r}; a nominal cell "
+                                    "holds one value. Convert such cells (e.g. to a string) or drop the column.")
             if fit:
                 if isinstance(s.dtype, pd.CategoricalDtype):
                     states = [_loose(v)[1] for v in s.cat.categories]
@@ -264,6 +272,24 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         return codes, values
 
     @staticmethod
+    def _non_numeric(frame, num, fit: bool) -> ValueError:
+        """The first cell of a numeric feature that is not a number: its column, value and row label."""
+        for j in num:
+            col = frame.iloc[:, j]
+            conv = pd.to_numeric(col, errors="coerce")
+            bad = np.flatnonzero(conv.isna().to_numpy() & col.notna().to_numpy())
+            if bad.size:
+                r = int(bad[0])
+                v, label = col.iloc[r], frame.index[r]
+                label = label.item() if isinstance(label, np.generic) else label
+                when = "" if fit else ", a numeric feature at fit,"
+                return ValueError(f"Column {frame.columns[j]!r}{when} has the non-numeric value {v!r} at row "
+                                  f"{label!r}; C45Classifier splits a numeric feature on thresholds. Declare the "
+                                  "column nominal (nominal=[...] or a category dtype) or correct the value.")
+        return ValueError("a numeric feature of C45Classifier holds non-numeric values; declare it nominal "
+                          "(nominal=[...]) or correct the values.")
+
+    @staticmethod
     def _refuse_nan(frame, j, bad):
         r = int(np.flatnonzero(bad)[0])  # first bad row of column j
         raise ValueError(f"Column {frame.columns[j]!r} has a missing or infinite value at row {frame.index[r]!r}; "
@@ -274,11 +300,19 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Grow, collapse and prune the tree on ``X`` (nominal and numeric features) and class labels ``y``."""
         self._check_params()
+        refuse_dask(self, X, y, method="fit")
+        check_unique_columns(X, "C45Classifier")
         frame = as_frame(X)
         validate_data(self, X, y, skip_check_array=True)
+        if frame.shape[1] == 0:
+            raise ValueError("X has no columns (0 features); a classifier needs at least one feature.")
+        if frame.shape[0] == 0:
+            raise ValueError("X has no rows (0 samples); a classifier needs training rows of at least 2 classes.")
         y_arr = column_or_1d(y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y), warn=True)
-        if pd.isna(pd.Series(y_arr)).any():
-            raise ValueError("y has a missing class label (NaN/None); remove or impute it.")
+        if y_arr.shape[0] == frame.shape[0] and pd.isna(pd.Series(y_arr)).any():
+            r = int(np.flatnonzero(pd.isna(pd.Series(y_arr)).to_numpy())[0])
+            label = frame.index[r].item() if isinstance(frame.index[r], np.generic) else frame.index[r]
+            raise ValueError(f"y has a missing class label (NaN/None) at row {label!r}; remove or impute it.")
         check_classification_targets(y_arr)
         classes, y_codes = np.unique(y_arr, return_inverse=True)
         if frame.shape[0] != y_codes.shape[0]:
@@ -507,6 +541,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         """Class distribution of the leaf each row reaches (an empty leaf: its parent's; an unseen nominal value:
         the distribution of the node where the descent stops), columns in ``classes_`` order."""
         check_is_fitted(self)
+        refuse_dask(self, X, method="predict_proba")
         frame = as_frame(X)
         validate_data(self, X, reset=False, skip_check_array=True)
         if not isinstance(X, pd.DataFrame):

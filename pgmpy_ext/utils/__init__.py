@@ -3,6 +3,7 @@
 from pgmpy_ext.utils._docs import DOC_PARAMS, fill_doc
 from pgmpy_ext.utils._gc import paused_gc, without_gc
 from pgmpy_ext.utils._iterative import (
+    ACCELERATORS,
     CONVERGENCE_CRITERIA,
     EMSteps,
     IterativeFit,
@@ -35,6 +36,6 @@ __all__ = ["ANY", "Interval", "Options", "check_generator", "check_option", "che
 __all__ += ["LOG_PROB_FLOOR", "LOG_TINY", "log_normalize_rows", "logsumexp_rows", "normalize_columns",
             "normalize_rows_in_threads"]
 __all__ += ["DOC_PARAMS", "fill_doc"]
-__all__ += ["CONVERGENCE_CRITERIA", "EMSteps", "IterativeFit", "dirichlet_tables", "iterate", "relative_change",
-            "run_starts"]
+__all__ += ["ACCELERATORS", "CONVERGENCE_CRITERIA", "EMSteps", "IterativeFit", "dirichlet_tables", "iterate",
+            "relative_change", "run_starts"]
 __all__ += ["paused_gc", "without_gc"]

@@ -13,7 +13,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from pgmpy_ext.maps import NaiveBayesMap, count_foldovers, fit_nbm, nbm_unit_square
+from pgmpy_ext.evaluation import trustworthiness_continuity
+from pgmpy_ext.maps import THESIS_RULE, NaiveBayesMap, count_foldovers, fit_nbm, nbm_unit_square, principal_plane
 from pgmpy_ext.stats import NBMState, grid_coordinates
 
 
@@ -175,8 +176,8 @@ def test_bad_input(blobs):
     with pytest.raises(ValueError, match=r"Column 'b' has value nan at row 'r5'"):
         _small().fit(X)
     X = blobs.copy()
-    X["b"] = 2.5
-    with pytest.raises(ValueError, match=r"Column 'b' is constant"):
+    X[["a", "b", "c"]] = 2.5
+    with pytest.raises(ValueError, match=r"every column is constant \(\['a', 'b', 'c'\]\)"):
         _small().fit(X)
     X = blobs.copy()
     X["colour"] = pd.Categorical(["red", "blue"] * 45)
@@ -197,6 +198,69 @@ def test_bad_input(blobs):
         m.transform(X)
 
 
+def test_constant_columns_dropped_with_one_warning(blobs):
+    """Data as users have it (digits has 3 constant pixels): one warning naming all of them, the map is the map of
+    the other columns, and transform ignores whatever the constant columns hold."""
+    X = blobs.copy()
+    X.insert(1, "k1", 2.5)
+    X["k2"] = 0.0
+    with pytest.warns(UserWarning, match="constant") as rec:
+        m = _small().fit(X)
+    msgs = [str(w.message) for w in rec if "constant" in str(w.message)]
+    assert len(msgs) == 1
+    assert "['k1', 'k2']" in msgs[0]
+    assert "ignored" in msgs[0]
+    assert list(m.constant_features_) == ["k1", "k2"]
+    assert m.n_features_in_ == 5
+    assert m.means_.shape == (16, 3)
+    ref = _small().fit(blobs)
+    assert_allclose(m.means_, ref.means_, rtol=1e-12, atol=1e-12)    # column means summed in another memory order
+    Y = X.copy()
+    Y["k1"] = 99.0                                   # a value never seen at fit: ignored, not an error
+    assert_allclose(m.transform(Y), ref.transform(blobs), rtol=1e-9, atol=1e-9)
+    assert_array_equal(m.predict(Y), ref.predict(blobs))
+    # numpy input: the columns are named x<i>
+    with pytest.warns(UserWarning, match=r"\['x1', 'x4'\]"):
+        _small().fit(X.to_numpy())
+
+
+def test_default_map_is_ordered_on_high_dimensional_data():
+    """Issue 27: on digits (64 pixels) the thesis's rule collapses onto a few border neurons; the default (principal-
+    plane start, variance floor 1.0) gives a map at least as trustworthy as PCA. 400 rows, 6 x 6, 10 epochs."""
+    from sklearn.datasets import load_digits
+    from sklearn.decomposition import PCA
+
+    X = load_digits().data[:400] / 16
+    X = X[:, X.std(0) > 0]
+    T_pca, C_pca = trustworthiness_continuity(X, PCA(2).fit_transform(X), n_neighbors=10)
+    m = NaiveBayesMap(grid=(6, 6), n_epochs=10, random_state=0).fit(X)
+    T, C = trustworthiness_continuity(X, m.transform(X), n_neighbors=10)
+    assert T > T_pca + 0.05, (T, T_pca)
+    assert C >= C_pca - 0.005, (C, C_pca)
+    assert len(np.unique(m.labels_)) >= 30                         # of 36 neurons
+    thesis = NaiveBayesMap(grid=(6, 6), n_epochs=10, n_init=1, random_state=0, **THESIS_RULE).fit(X)
+    T_th, _ = trustworthiness_continuity(X, thesis.transform(X), n_neighbors=10)
+    assert T_th < T_pca                                            # the collapse the default fixes
+    assert len(np.unique(thesis.labels_)) < 20
+
+
+def test_principal_plane_start():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3)) @ np.diag([3.0, 1.0, 0.1])
+    means, var = principal_plane(X, (4, 3))
+    assert_allclose(var, X.var(0))
+    grid = grid_coordinates((4, 3))
+    # rows run along the first axis, columns along the second: an ordered lattice with no folds
+    assert count_foldovers(means, (4, 3)) == 0
+    assert np.corrcoef(means[:, 0], grid[:, 0])[0, 1] > 0.99
+    assert np.corrcoef(means[:, 1], grid[:, 1])[0, 1] > 0.99
+    assert_allclose(means.mean(0), X.mean(0), atol=1e-12)
+    # deterministic: no random draws, so every restart starts from the same map
+    res = [fit_nbm(X, np.random.default_rng(s), grid=(4, 3), n_epochs=0, init="pca", var_floor=1.0) for s in (0, 1)]
+    assert_array_equal(res[0].means, res[1].means)
+    assert_array_equal(res[0].variances, np.maximum(np.tile(X.var(0), (12, 1)), 1.0))
+
+
 _XFAILS = {"check_clustering": "a map keeps empty neurons (interpolating units between clusters), so the winners "
                                "of the training rows need not be the consecutive labels this check wants."}
 
@@ -205,3 +269,27 @@ _XFAILS = {"check_clustering": "a map keeps empty neurons (interpolating units b
                          expected_failed_checks=lambda est: _XFAILS)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_map_pictures(blobs):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from pgmpy_ext.maps import plot_component_planes, plot_map, plot_neighbour_distances
+
+    m = _small().fit(blobs)
+    axes = plot_component_planes(m)
+    assert [a.get_title() for a in axes.flat if a.images] == ["a", "b", "c"]
+    # the planes are the means in the user's units
+    assert_allclose(axes.flat[1].images[0].get_array().ravel(), m.means_[:, 1] * m.scale_[1] + m.center_[1])
+    with pytest.raises(ValueError, match=r"feature 'zz' is not one of the map's columns"):
+        plot_component_planes(m, ["zz"])
+    ax = plot_neighbour_distances(m)
+    u = np.asarray(ax.images[0].get_array())
+    g = m.means_.reshape(4, 4, -1)
+    corner = (np.linalg.norm(g[0, 0] - g[0, 1]) + np.linalg.norm(g[0, 0] - g[1, 0])) / 2
+    assert u[0, 0] == pytest.approx(corner)
+    hard = m.set_params(projection="hard").transform(blobs)
+    ax = plot_map(hard, jitter=0.3, grid=(4, 4))
+    xy = ax.collections[0].get_offsets()
+    assert 0 < np.abs(np.asarray(xy) - hard[:, ::-1]).max() <= 0.3

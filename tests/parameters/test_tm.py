@@ -109,7 +109,7 @@ def test_cll_never_decreases_and_beats_ml(case, line_search):
 
 def test_grid_uses_thesis_values():
     res = fit_tm(encode(mofn_cube()), "C", nb_parents([f"X{i}" for i in range(10)]), line_search="grid",
-                 max_iter=100, warn=False, solver="tm")
+                 max_iter=100, warn=False, solver="tm", alpha=0.0)
     lam = res.step_sizes[res.step_sizes < 1]
     assert lam.size > 0
     assert_allclose(lam * 100, np.round(lam * 100), atol=1e-9)
@@ -120,7 +120,8 @@ def test_grid_uses_thesis_values():
 def test_nb_tm_reaches_logistic_regression_optimum(line_search):
     data = encode(noisy_multinomial())
     feats = ["X0", "X1", "X2", "X3"]
-    res = fit_tm(data, "C", nb_parents(feats), tol=1e-8, max_iter=20_000, line_search=line_search, solver="tm")
+    res = fit_tm(data, "C", nb_parents(feats), tol=1e-8, max_iter=20_000, line_search=line_search, solver="tm",
+                 alpha=0.0)
     opt = lr_optimum(onehot(data, feats), data.codes[:, data.index("C")])
     assert res.converged
     assert abs(res.cll - opt) <= 1e-4 * abs(opt)
@@ -133,7 +134,8 @@ def test_tan_tm_reaches_logistic_regression_optimum_with_pairwise_features(line_
     data = encode(df)
     feats = ["X0", "X1", "X2", "X3"]
     tan = fit_tan(data, "C")
-    res = fit_tm(data, "C", tan.parent_sets(), tol=1e-8, max_iter=20_000, line_search=line_search, solver="tm")
+    res = fit_tm(data, "C", tan.parent_sets(), tol=1e-8, max_iter=20_000, line_search=line_search, solver="tm",
+                 alpha=0.0)
     F = np.hstack([onehot(data, feats)] + [pair_onehot(data, p, c) for p, c in tan.augmenting_edges()])
     opt = lr_optimum(F, data.codes[:, data.index("C")])
     assert abs(res.cll - opt) <= 1e-4 * abs(opt)
@@ -145,7 +147,7 @@ def test_tan_root_does_not_change_converged_cll():
     for root in ["X0", "X1", "X2", "X3"]:
         tan = fit_tan(data, "C", root=root)
         clls.append(fit_tm(data, "C", tan.parent_sets(), tol=1e-9, max_iter=20_000,
-                           line_search="backtracking", solver="tm").cll)
+                           line_search="backtracking", solver="tm", alpha=0.0).cll)
     assert len({tuple(sorted(fit_tan(data, "C", root=r).augmenting_edges())) for r in ["X0", "X3"]}) == 2
     assert_allclose(clls, clls[0], rtol=1e-7)
 
@@ -157,7 +159,7 @@ def test_count_space_equals_thesis_binary_nb_iterate_by_iterate(seed):
     df = pd.DataFrame({"C": y, **{f"X{i}": X[:, i] for i in range(6)}})
     iterates = []
     res = fit_tm(encode(df), "C", nb_parents([f"X{i}" for i in range(6)]), tol=0.0, max_iter=25, warn=False,
-                 callback=lambda it, T, cll: iterates.append(T), solver="tm")
+                 callback=lambda it, T, cll: iterates.append(T), solver="tm", alpha=0.0)
     us, trace, v = nb_binary(X, y, 25)
     assert len(iterates) == len(us) - 1 == 25
     assert_allclose(res.cll_trace, trace, rtol=1e-11)
@@ -174,7 +176,7 @@ def test_count_space_equals_thesis_binary_nb_with_line_search():
     y = df["C"].to_numpy()
     iterates = []
     res = fit_tm(encode(df), "C", nb_parents([f"X{i}" for i in range(10)]), tol=0.0, max_iter=45, warn=False,
-                 callback=lambda it, T, cll: iterates.append(T), solver="tm")
+                 callback=lambda it, T, cll: iterates.append(T), solver="tm", alpha=0.0)
     assert (res.step_sizes < 1).any()
     us, trace, _ = nb_binary(X, y, 45)
     assert_allclose(res.cll_trace, trace, rtol=1e-9)
@@ -192,7 +194,7 @@ def test_count_space_equals_thesis_binary_fan_iterate_by_iterate():
         pa[f"X{i}"] = ["C"] + ([f"X{p}"] if p >= 0 else [])
     iterates = []
     res = fit_tm(encode(df), "C", pa, tol=0.0, max_iter=20, warn=False,
-                 callback=lambda it, T, cll: iterates.append(T), solver="tm")
+                 callback=lambda it, T, cll: iterates.append(T), solver="tm", alpha=0.0)
     us, trace = fan_binary(X, y, parent, 20)
     assert_allclose(res.cll_trace, trace, rtol=1e-10)
     kids = [i for i in range(6) if parent[i] >= 0]
@@ -211,7 +213,7 @@ def test_count_space_equals_thesis_multinomial_nb_moments():
     df = pd.DataFrame({"C": y, **{f"X{i}": X[:, i] for i in range(3)}})
     iterates = []
     res = fit_tm(encode(df), "C", nb_parents(["X0", "X1", "X2"]), tol=0.0, max_iter=10, warn=False,
-                 callback=lambda it, T, cll: iterates.append(T), solver="tm")
+                 callback=lambda it, T, cll: iterates.append(T), solver="tm", alpha=0.0)
     counts, trace = nb_multinomial(X, y, cards, K, 10)
     assert_allclose(res.cll_trace, trace, rtol=1e-8)
     for T, (Nc, tabs) in zip(iterates, counts[1:]):
@@ -229,7 +231,7 @@ def test_zero_cells_stay_zero(line_search):
           "X4": ["C"], "X5": ["C", "X4", "X3"]}
     seen = []
     res = fit_tm(encode(df), "C", pa, max_iter=200, line_search=line_search, warn=False,
-                 callback=lambda it, T, cll: seen.append(T), solver="tm")
+                 callback=lambda it, T, cll: seen.append(T), solver="tm", alpha=0.0)
     zeros = {k: o == 0 for k, o in res.observed.items()}
     assert sum(int(z.sum()) for z in zeros.values()) > 0
     for T in seen:
@@ -242,7 +244,7 @@ def test_class_without_data_stays_at_zero():
     df = noisy_multinomial(K=3)
     df = df[df["C"] != 1]
     data = encode(df, states={"C": [0, 1, 2]})
-    res = fit_tm(data, "C", nb_parents(["X0", "X1"]), tol=1e-6, solver="tm")
+    res = fit_tm(data, "C", nb_parents(["X0", "X1"]), tol=1e-6, solver="tm", alpha=0.0)
     assert res.counts["C"][1] == 0.0
     assert np.all(res.counts["X0"][:, 1] == 0.0)
     assert res.cll > res.cll_ml
@@ -251,7 +253,7 @@ def test_class_without_data_stays_at_zero():
 def test_counts_keep_class_free_marginals():
     data = encode(noisy_multinomial(seed=2))
     pa = {"C": [], "X0": ["C"], "X1": ["C", "X0"], "X2": ["C", "X1"], "X3": ["C"]}
-    res = fit_tm(data, "C", pa, tol=1e-6, solver="tm")
+    res = fit_tm(data, "C", pa, tol=1e-6, solver="tm", alpha=0.0)
     for node in ["X0", "X1", "X2", "X3"]:
         ax = 1 + res.parents[node].index("C")
         assert_allclose(res.counts[node].sum(axis=ax), res.observed[node].sum(axis=ax), rtol=1e-9, atol=1e-9)
@@ -264,8 +266,8 @@ def test_weights_equal_duplicated_rows():
     w = np.random.default_rng(0).integers(1, 4, len(df))
     dup = df.loc[df.index.repeat(w)].reset_index(drop=True)
     pa = nb_parents(["X0", "X1", "X2"])
-    a = fit_tm(encode(df), "C", pa, weights=w.astype(float), tol=1e-7, solver="tm")
-    b = fit_tm(encode(dup), "C", pa, tol=1e-7, solver="tm")
+    a = fit_tm(encode(df), "C", pa, weights=w.astype(float), tol=1e-7, solver="tm", alpha=0.0)
+    b = fit_tm(encode(dup), "C", pa, tol=1e-7, solver="tm", alpha=0.0)
     assert_allclose(a.cll_trace, b.cll_trace, rtol=1e-10)
     for k in a.counts:
         assert_allclose(a.counts[k], b.counts[k], rtol=1e-9)
@@ -274,7 +276,7 @@ def test_weights_equal_duplicated_rows():
 def test_warm_start_init_and_alpha():
     data = encode(noisy_multinomial(seed=8))
     pa = nb_parents(["X0", "X1", "X2", "X3"])
-    cold = fit_tm(data, "C", pa, tol=1e-8, max_iter=10_000, solver="tm")
+    cold = fit_tm(data, "C", pa, tol=1e-8, max_iter=10_000, solver="tm", alpha=0.0)
     warm = fit_tm(data, "C", pa, tol=1e-8, max_iter=10_000, init=cold.counts, solver="tm")
     assert warm.n_iter <= 2
     assert_allclose(warm.cll, cold.cll, rtol=1e-9)
@@ -283,35 +285,35 @@ def test_warm_start_init_and_alpha():
     for k in smooth.counts:
         assert_allclose(smooth.counts[k], cold.observed[k] + 1.0)
     with pytest.raises(ValueError, match=r"init has tables for \['X9'\]"):
-        fit_tm(data, "C", pa, init={"X9": np.ones(2)}, solver="tm")
+        fit_tm(data, "C", pa, init={"X9": np.ones(2)}, solver="tm", alpha=0.0)
     bad = {"X0": -np.ones_like(cold.counts["X0"])}
     with pytest.raises(ValueError, match="starting counts are illegal"):
-        fit_tm(data, "C", pa, init=bad, solver="tm")
+        fit_tm(data, "C", pa, init=bad, solver="tm", alpha=0.0)
 
 
 def test_max_iter_warns_and_options_are_validated():
     data = encode(noisy_multinomial())
     pa = nb_parents(["X0", "X1"])
     with pytest.warns(ConvergenceWarning, match="TM stopped at max_iter=2"):
-        res = fit_tm(data, "C", pa, tol=0.0, max_iter=2, solver="tm")
+        res = fit_tm(data, "C", pa, tol=0.0, max_iter=2, solver="tm", alpha=0.0)
     assert res.stop_reason == "max_iter"
     assert not res.converged
     assert res.n_iter == 2
     with pytest.raises(ValueError, match=r"line_search == 'newton', must be one of \('grid', 'backtracking'\)"):
-        fit_tm(data, "C", pa, line_search="newton", solver="tm")
+        fit_tm(data, "C", pa, line_search="newton", solver="tm", alpha=0.0)
     with pytest.raises(ValueError, match="alpha == -1"):
         fit_tm(data, "C", pa, alpha=-1.0, solver="tm")
     with pytest.raises(ValueError, match="tol == -1"):
-        fit_tm(data, "C", pa, tol=-1.0, solver="tm")
+        fit_tm(data, "C", pa, tol=-1.0, solver="tm", alpha=0.0)
     with pytest.raises(ValueError, match=r"class_node 'C' has parents \['X0'\]"):
-        fit_tm(data, "C", {"C": ["X0"], "X1": ["C"]}, solver="tm")
+        fit_tm(data, "C", {"C": ["X0"], "X1": ["C"]}, solver="tm", alpha=0.0)
     with pytest.raises(ValueError, match="class_node 'Z' is not a column"):
-        fit_tm(data, "Z", pa, solver="tm")
+        fit_tm(data, "Z", pa, solver="tm", alpha=0.0)
 
 
 def test_structure_without_class_children_is_ml():
     data = encode(noisy_multinomial())
-    res = fit_tm(data, "C", {"C": [], "X0": [], "X1": ["X0"]}, solver="tm")
+    res = fit_tm(data, "C", {"C": [], "X0": [], "X1": ["X0"]}, solver="tm", alpha=0.0)
     assert res.children == []
     assert res.n_iter == 1
     assert res.converged
@@ -323,7 +325,7 @@ def test_estimator_in_plain_pgmpy():
     df = noisy_multinomial(seed=9)
     dag = DAG([("C", "X0"), ("C", "X1"), ("C", "X2"), ("X0", "X1"), ("X2", "X3")])
     dag.add_node("C")
-    est = TMEstimator(class_node="C", tol=1e-6, solver="tm")
+    est = TMEstimator(class_node="C", tol=1e-6, solver="tm", alpha=0.0)
     bn = DiscreteBayesianNetwork(dag.edges()).fit(df, estimator=est)
     assert bn.check_model()
     assert len(est.parameters_) == 5
@@ -346,7 +348,7 @@ def test_estimator_in_plain_pgmpy():
         cll += mult * np.log(q.values[q.state_names["C"].index(int(row["C"]))])
     assert_allclose(cll, est.cll_trace_[-1], rtol=1e-9)
     # a DAG works too, and clone/get_params round-trip (skbase)
-    est2 = TMEstimator(class_node="C", tol=1e-6, solver="tm").fit(dag, df)
+    est2 = TMEstimator(class_node="C", tol=1e-6, solver="tm", alpha=0.0).fit(dag, df)
     assert [c.variable for c in est2.parameters_] == list(dag.nodes())
     assert est.clone().get_params() == est.get_params()
     assert clone(est).get_params()["tol"] == 1e-6
@@ -356,11 +358,11 @@ def test_estimator_sample_weight_and_state_names():
     df = noisy_multinomial(n=150, seed=12)
     dag = DiscreteBayesianNetwork([("C", "X0"), ("C", "X1")])
     w = np.random.default_rng(1).random(len(df)) + 0.5
-    est = TMEstimator(class_node="C", state_names={"X0": [0, 1, 2, 3, 4, 5]}, tol=1e-6, solver="tm")
+    est = TMEstimator(class_node="C", state_names={"X0": [0, 1, 2, 3, 4, 5]}, tol=1e-6, solver="tm", alpha=0.0)
     est.fit(dag, df[["C", "X0", "X1"]], sample_weight=w)
     assert est.state_names_["X0"] == [0, 1, 2, 3, 4, 5]
     ref = fit_tm(encode(df[["C", "X0", "X1"]], states={"X0": [0, 1, 2, 3, 4, 5]}), "C",
-                 nb_parents(["X0", "X1"]), weights=w, tol=1e-6, solver="tm")
+                 nb_parents(["X0", "X1"]), weights=w, tol=1e-6, solver="tm", alpha=0.0)
     assert_allclose(est.cll_trace_, ref.cll_trace, rtol=1e-12)
 
 
@@ -368,15 +370,15 @@ def test_estimator_errors():
     df = noisy_multinomial(n=50)
     dag = DiscreteBayesianNetwork([("C", "X0")])
     with pytest.raises(ValueError, match=r"class_node is required"):
-        TMEstimator(solver="tm").fit(dag, df)
+        TMEstimator(solver="tm", alpha=0.0).fit(dag, df)
     with pytest.raises(ValueError, match=r"class_node 'Y' is not a node of the model"):
-        TMEstimator(class_node="Y", solver="tm").fit(dag, df)
+        TMEstimator(class_node="Y", solver="tm", alpha=0.0).fit(dag, df)
     with pytest.raises(ValueError, match=r"class_node 'X0' has parents \['C'\]"):
-        TMEstimator(class_node="X0", solver="tm").fit(dag, df)
+        TMEstimator(class_node="X0", solver="tm", alpha=0.0).fit(dag, df)
     dfn = df.astype({"X0": float})
     dfn.loc[3, "X0"] = np.nan
     with pytest.raises(ValueError, match=r"Column 'X0' has a missing value \(NaN\) at row 3"):
-        TMEstimator(class_node="C", solver="tm").fit(dag, dfn)
+        TMEstimator(class_node="C", solver="tm", alpha=0.0).fit(dag, dfn)
 
 
 # ---------------------------------------------------------------------------------------------- classifiers
@@ -384,7 +386,7 @@ def test_estimator_errors():
 def test_classifiers_accept_tm_and_match_variable_elimination(cls):
     df = noisy_multinomial(seed=13)
     X, y = df.drop(columns="C"), df["C"].rename("label")
-    clf = cls(estimator=TMEstimator(tol=1e-6, solver="tm")).fit(X, y)
+    clf = cls(estimator=TMEstimator(tol=1e-6, solver="tm", alpha=0.0)).fit(X, y)
     assert clf.estimator.get_params()["class_node"] is None  # the user's instance is untouched
     ve = VariableElimination(clf.model_)
     proba = clf.predict_proba(X.iloc[:25])
@@ -404,7 +406,7 @@ def test_no_warning_in_classifier_on_convergence():
     df = noisy_multinomial(seed=14)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        NaiveBayesClassifier(estimator=TMEstimator(solver="tm")).fit(df.drop(columns="C"), df["C"])
+        NaiveBayesClassifier(estimator=TMEstimator(solver="tm", alpha=0.0)).fit(df.drop(columns="C"), df["C"])
 
 
 def _single_network_classifiers():
@@ -423,7 +425,7 @@ def _single_network_classifiers():
 def test_every_classifier_accepts_tm(clf):
     df = noisy_multinomial(n=300, seed=15)
     X, y = df.drop(columns="C"), df["C"].rename("label")
-    fitted = clone(clf).set_params(estimator=TMEstimator(tol=1e-4, max_iter=5000, solver="tm")).fit(X, y)
+    fitted = clone(clf).set_params(estimator=TMEstimator(tol=1e-4, max_iter=5000, solver="tm", alpha=0.0)).fit(X, y)
     est = fitted.estimator_
     assert isinstance(est, TMEstimator)
     assert est.class_node == "label"
@@ -446,7 +448,7 @@ def test_exported_model_is_the_optimised_model_with_empty_parent_configurations(
     pa = {"C": [], "X0": ["C"], "X1": ["C", "X0"], "X2": ["C", "X0", "X1"], "X3": ["C", "X2", "X1", "X0"],
           "X4": [], "X5": ["C", "X4", "X3"]}  # X4 is not a child of the class
     bn = DiscreteBayesianNetwork([(p, c) for c, ps in pa.items() for p in ps])
-    est = TMEstimator(class_node="C", line_search=line_search, max_iter=300, solver="tm").fit(bn, df)
+    est = TMEstimator(class_node="C", line_search=line_search, max_iter=300, solver="tm", alpha=0.0).fit(bn, df)
     res = est.result_
     empty = {k: (o.sum(axis=0) == 0) for k, o in res.observed.items() if k != "C"}
     assert any(e.any() for e in empty.values())
@@ -475,7 +477,7 @@ def test_count_space_equals_thesis_multinomial_moments_nb_fan_ban(structure):
     pa = {"C": [], **{f"X{i}": ["C", *(f"X{j}" for j in parents[i])] for i in range(4)}}
     iterates = []
     res = fit_tm(encode(df), "C", pa, tol=0.0, max_iter=8, warn=False, callback=lambda it, T, cll: iterates.append(T),
-                 solver="tm")
+                 solver="tm", alpha=0.0)
     counts, trace = moment_space_tm(X, y, cards, K, parents, 8)
     assert_allclose(res.cll_trace, trace, rtol=1e-8)
     for T, (Nc, tabs) in zip(iterates, counts[1:]):

@@ -1,4 +1,5 @@
-"""``solver="lbfgs"`` of the TM engine: same objective, model, zeros and optima as the thesis's iteration."""
+"""``solver="lbfgs"`` of the TM engine (without the default prior): same objective, model, zeros and optima as the
+thesis's iteration."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ from tests.parameters.test_tm import (
 )
 
 FEATS = ["X0", "X1", "X2", "X3"]
+#: The objective these tests check: the thesis's CLL from maximum likelihood, without the default prior.
+NOPRIOR = {"alpha": 0.0, "prior_strength": 0.0}
 BAN = {"C": [], "X0": ["C"], "X1": ["C", "X0"], "X2": ["C", "X0", "X1"], "X3": ["C", "X2", "X1", "X0"],
        "X4": ["C"], "X5": ["C", "X4", "X3"]}
 
@@ -173,7 +176,7 @@ def test_lbfgs_cll_never_decreases_and_beats_ml(case):
         df, pa = corral_frame(), BAN
     else:
         df, pa, alpha = noisy_multinomial(seed=5), nb_parents(FEATS), 1.0
-    res = fit_tm(encode(df), "C", pa, solver="lbfgs", max_iter=300, alpha=alpha, warn=False)
+    res = fit_tm(encode(df), "C", pa, solver="lbfgs", max_iter=300, alpha=alpha, prior_strength=0.0, warn=False)
     assert res.solver == "lbfgs"
     assert np.all(np.diff(res.cll_trace) >= 0.0)
     assert res.cll > res.cll_ml
@@ -189,7 +192,7 @@ def test_lbfgs_cll_never_decreases_and_beats_ml(case):
 
 def test_lbfgs_reaches_logistic_regression_optimum_nb(coords):
     data = encode(noisy_multinomial())
-    res = fit_tm(data, "C", nb_parents(FEATS), solver="lbfgs", tol=1e-10, max_iter=5000, coordinates=coords)
+    res = fit_tm(data, "C", nb_parents(FEATS), solver="lbfgs", **NOPRIOR, tol=1e-10, max_iter=5000, coordinates=coords)
     opt = lr_optimum(onehot(data, FEATS), data.codes[:, data.index("C")])
     assert res.converged
     assert abs(res.cll - opt) <= 1e-6 * abs(opt)
@@ -199,7 +202,7 @@ def test_lbfgs_reaches_logistic_regression_optimum_nb(coords):
 def test_lbfgs_reaches_logistic_regression_optimum_tan(coords):
     data = encode(noisy_multinomial(seed=3))
     tan = fit_tan(data, "C")
-    res = fit_tm(data, "C", tan.parent_sets(), solver="lbfgs", tol=1e-10, max_iter=5000, coordinates=coords)
+    res = fit_tm(data, "C", tan.parent_sets(), solver="lbfgs", **NOPRIOR, tol=1e-10, max_iter=5000, coordinates=coords)
     F = np.hstack([onehot(data, FEATS)] + [pair_onehot(data, p, c) for p, c in tan.augmenting_edges()])
     opt = lr_optimum(F, data.codes[:, data.index("C")])
     assert abs(res.cll - opt) <= 1e-6 * abs(opt)
@@ -207,8 +210,9 @@ def test_lbfgs_reaches_logistic_regression_optimum_tan(coords):
 
 def test_lbfgs_and_tm_agree_and_lbfgs_needs_fewer_evaluations():
     data = encode(noisy_multinomial(seed=7))
-    tm = fit_tm(data, "C", nb_parents(FEATS), line_search="backtracking", tol=1e-9, max_iter=20_000, solver="tm")
-    lb = fit_tm(data, "C", nb_parents(FEATS), solver="lbfgs", tol=1e-9, max_iter=20_000)
+    tm = fit_tm(data, "C", nb_parents(FEATS), line_search="backtracking", tol=1e-9, max_iter=20_000, solver="tm",
+                alpha=0.0)
+    lb = fit_tm(data, "C", nb_parents(FEATS), solver="lbfgs", **NOPRIOR, tol=1e-9, max_iter=20_000)
     assert_allclose(lb.cll, tm.cll, rtol=1e-6)
     # the fitted posteriors of a (non-separable) logistic-regression optimum are unique: both solvers give them
     lay = _TMTables(data, "C", nb_parents(FEATS), None)
@@ -222,7 +226,7 @@ def test_lbfgs_keeps_zero_cells_and_empty_slices(coords):
     df = corral_frame(n=40, seed=2)
     pa = dict(BAN, X4=[])  # X4 not a child of the class: empty parent configurations elsewhere
     seen = []
-    res = fit_tm(encode(df), "C", pa, solver="lbfgs", max_iter=200, warn=False, coordinates=coords,
+    res = fit_tm(encode(df), "C", pa, solver="lbfgs", **NOPRIOR, max_iter=200, warn=False, coordinates=coords,
                  callback=lambda it, T, cll: seen.append(T))
     assert seen
     zeros = {k: o == 0 for k, o in res.observed.items()}
@@ -240,7 +244,8 @@ def test_lbfgs_keeps_zero_cells_and_empty_slices(coords):
 def test_lbfgs_class_without_data_stays_at_zero():
     df = noisy_multinomial(K=3)
     df = df[df["C"] != 1]
-    res = fit_tm(encode(df, states={"C": [0, 1, 2]}), "C", nb_parents(["X0", "X1"]), solver="lbfgs", tol=1e-6)
+    res = fit_tm(encode(df, states={"C": [0, 1, 2]}), "C", nb_parents(["X0", "X1"]), solver="lbfgs", **NOPRIOR,
+                 tol=1e-6)
     assert res.counts["C"][1] == 0.0
     assert np.all(res.counts["X0"][:, 1] == 0.0)
     assert res.cll > res.cll_ml
@@ -248,12 +253,12 @@ def test_lbfgs_class_without_data_stays_at_zero():
 
 def test_lbfgs_max_iter_zero_and_warning():
     data = encode(noisy_multinomial())
-    res = fit_tm(data, "C", nb_parents(FEATS), solver="lbfgs", max_iter=0)
+    res = fit_tm(data, "C", nb_parents(FEATS), solver="lbfgs", **NOPRIOR, max_iter=0)
     assert res.n_iter == 0
     assert res.stop_reason == "max_iter"
     assert res.cll == res.cll_ml
     with pytest.warns(Warning, match="max_iter=3"):
-        res = fit_tm(data, "C", nb_parents(FEATS), solver="lbfgs", max_iter=3, tol=0.0)
+        res = fit_tm(data, "C", nb_parents(FEATS), solver="lbfgs", **NOPRIOR, max_iter=3, tol=0.0)
     assert res.n_iter == 3
     assert not res.converged
     with pytest.raises(ValueError, match="solver"):
@@ -264,7 +269,7 @@ def test_lbfgs_already_optimal_stops_at_once():
     rng = np.random.default_rng(0)
     c = rng.integers(0, 2, 200)
     df = pd.DataFrame({"C": c, "A": c, "B": rng.integers(0, 2, 200)})  # A separates: ML CLL is 0
-    res = fit_tm(encode(df), "C", nb_parents(["A", "B"]), solver="lbfgs")
+    res = fit_tm(encode(df), "C", nb_parents(["A", "B"]), solver="lbfgs", **NOPRIOR)
     assert res.cll == 0.0
     assert res.n_iter == 0
     assert res.converged
@@ -273,8 +278,8 @@ def test_lbfgs_already_optimal_stops_at_once():
 def test_lbfgs_warm_start_from_its_own_result_stops_quickly():
     data = encode(noisy_multinomial(seed=8))
     pa = nb_parents(FEATS)
-    first = fit_tm(data, "C", pa, solver="lbfgs", tol=1e-8, max_iter=5000)
-    again = fit_tm(data, "C", pa, solver="lbfgs", tol=1e-8, init=first.counts)
+    first = fit_tm(data, "C", pa, solver="lbfgs", **NOPRIOR, tol=1e-8, max_iter=5000)
+    again = fit_tm(data, "C", pa, solver="lbfgs", **NOPRIOR, tol=1e-8, init=first.counts)
     assert_allclose(again.cll_ml, first.cll, rtol=1e-12)
     assert again.n_iter <= 5
 
@@ -282,14 +287,14 @@ def test_lbfgs_warm_start_from_its_own_result_stops_quickly():
 def test_tm_estimator_lbfgs_in_pgmpy_matches_predict_proba():
     df = noisy_multinomial(seed=9)
     bn = DiscreteBayesianNetwork([("C", f) for f in FEATS] + [("X0", "X1")])
-    est = TMEstimator(class_node="C", solver="lbfgs")
+    est = TMEstimator(class_node="C", solver="lbfgs", **NOPRIOR)
     fitted = bn.copy().fit(df, estimator=est)
     assert est.get_params()["solver"] == "lbfgs"
     p = BatchPosterior(fitted, "C").predict_proba(df)
     cls = BatchPosterior(fitted, "C").classes
     cll = np.log(p[np.arange(len(df)), [cls.index(v) for v in df["C"]]]).sum()
     assert_allclose(cll, est.cll_trace_[-1], rtol=1e-9)
-    tan = TANClassifier(estimator=TMEstimator(solver="lbfgs")).fit(df[FEATS], df["C"])
+    tan = TANClassifier(estimator=TMEstimator(solver="lbfgs", **NOPRIOR)).fit(df[FEATS], df["C"])
     assert tan.estimator_.result_.solver == "lbfgs"
     assert tan.estimator_.cll_trace_[-1] > tan.estimator_.cll_trace_[0]
 
@@ -297,11 +302,11 @@ def test_tm_estimator_lbfgs_in_pgmpy_matches_predict_proba():
 def test_structural_tm_with_lbfgs_selects_the_same_structure():
     df = noisy_multinomial(seed=10)
     data = encode(df)
-    a = fit_structural_tm(data, "C", line_search="backtracking", tol=1e-6, solver="tm")
-    b = fit_structural_tm(data, "C", solver="lbfgs", tol=1e-6)
+    a = fit_structural_tm(data, "C", line_search="backtracking", tol=1e-6, solver="tm", alpha=0.0)
+    b = fit_structural_tm(data, "C", solver="lbfgs", **NOPRIOR, tol=1e-6)
     assert a.parents == b.parents
     assert_allclose(b.trace["cll"], a.trace["cll"], rtol=1e-4)
-    clf = StructuralTMClassifier(solver="lbfgs", tol=1e-6).fit(df[FEATS], df["C"])
+    clf = StructuralTMClassifier(solver="lbfgs", **NOPRIOR, tol=1e-6).fit(df[FEATS], df["C"])
     assert clf.structure_.parents == b.parents
     assert clf.n_iter_ == clf.estimator_.n_iter_
 
@@ -311,8 +316,8 @@ def test_single_state_feature_changes_nothing():
     it: such an arc must not look like a strict improvement)."""
     df = noisy_multinomial(seed=11)
     data = encode(df.assign(K=0))
-    a = fit_tm(data, "C", nb_parents(FEATS), solver="lbfgs", tol=1e-9, max_iter=500)
-    b = fit_tm(data, "C", nb_parents([*FEATS, "K"]), solver="lbfgs", tol=1e-9, max_iter=500)
+    a = fit_tm(data, "C", nb_parents(FEATS), solver="lbfgs", **NOPRIOR, tol=1e-9, max_iter=500)
+    b = fit_tm(data, "C", nb_parents([*FEATS, "K"]), solver="lbfgs", **NOPRIOR, tol=1e-9, max_iter=500)
     assert a.n_iter == b.n_iter
     assert_allclose(b.cll_trace, a.cll_trace, rtol=1e-12)
     assert_allclose(b.tables()["K"], 1.0)
@@ -327,7 +332,7 @@ def test_lbfgs_range_guard_stops_before_a_parameter_underflows(monkeypatch):
     pa = nb_parents([f"X{i}" for i in range(10)])
     lay = _TMTables(data, "C", pa, None)
     with pytest.warns(Warning, match="separable"):
-        res = fit_tm(data, "C", pa, solver="lbfgs", tol=0.0, max_iter=5000)
+        res = fit_tm(data, "C", pa, solver="lbfgs", **NOPRIOR, tol=0.0, max_iter=5000)
     assert res.stop_reason == "range"
     assert res.converged
     assert res.n_iter > 0
@@ -338,7 +343,7 @@ def test_lbfgs_range_guard_stops_before_a_parameter_underflows(monkeypatch):
         assert np.all(res.tables()[k][o > 0] >= np.exp(-8.0) * (1 - 1e-12))
     flat = lay.from_tables(res.tables(), lay.tmd.observed)
     assert_allclose(lay.tmd.evaluate(flat).cll, res.cll, atol=1e-9)
-    again = fit_tm(data, "C", pa, solver="lbfgs", init=res.counts, max_iter=5, warn=False)
+    again = fit_tm(data, "C", pa, solver="lbfgs", **NOPRIOR, init=res.counts, max_iter=5, warn=False)
     assert again.cll_ml == pytest.approx(res.cll, abs=1e-9)
 
 
@@ -348,8 +353,8 @@ def test_structural_tm_lbfgs_warm_start_on_separable_data():
     from pgmpy_ext.datasets import make_corral
 
     X, y = make_corral()
-    cold = StructuralTMClassifier(solver="lbfgs").fit(X, y)
-    warm = StructuralTMClassifier(solver="lbfgs", warm_start=True).fit(X, y)
+    cold = StructuralTMClassifier(solver="lbfgs", **NOPRIOR).fit(X, y)
+    warm = StructuralTMClassifier(solver="lbfgs", **NOPRIOR, warm_start=True).fit(X, y)
     # same optimum up to the tol rule (on separable data a zero-dimension arc can win by optimisation noise)
     assert warm.structure_.trace["cbic"] == pytest.approx(cold.structure_.trace["cbic"], abs=1e-2)
     for res in (warm.estimator_.result_, cold.estimator_.result_):
@@ -390,8 +395,8 @@ def test_lbfgs_blas_limit_is_restored_after_parallel_runs():
 
     before = blas_threads()
     data = encode(corral_frame())
-    par = fit_structural_tm(data, "C", solver="lbfgs", n_jobs=2)
+    par = fit_structural_tm(data, "C", solver="lbfgs", **NOPRIOR, n_jobs=2)
     assert blas_threads() == before
-    seq = fit_structural_tm(data, "C", solver="lbfgs")
+    seq = fit_structural_tm(data, "C", solver="lbfgs", **NOPRIOR)
     assert par.parents == seq.parents
     assert par.trace["cbic"] == seq.trace["cbic"]

@@ -189,22 +189,23 @@ def brute_force():
 
 def population_ema():
     from pgmpy_ext.datasets import make_balding_nichols
-    from pgmpy_ext.popgen import PopulationEMA
+    from pgmpy_ext.popgen import THESIS_SETTINGS, PopulationEMA
 
     a, _ = make_balding_nichols(n_individuals=50, n_populations=2, n_loci=40, fst=0.1, missing_rate=0.05,
                                 random_state=0)
-    est = PopulationEMA(n_clusters=2, n_init=3, random_state=0).fit(a)
+    est = PopulationEMA(n_clusters=2, n_init=3, random_state=0, **THESIS_SETTINGS).fit(a)
     return {**_mixture(est), "arc_posterior": _floats(np.nan_to_num(est.arc_posterior_, nan=-1.0)),
             "start_log_likelihoods": _floats(est.start_scores_)}
 
 
 def population_ema_pca_ignore():
     from pgmpy_ext.datasets import make_balding_nichols
-    from pgmpy_ext.popgen import PopulationEMA
+    from pgmpy_ext.popgen import THESIS_SETTINGS, PopulationEMA
 
     a, _ = make_balding_nichols(n_individuals=40, n_populations=3, n_loci=30, fst=0.1, missing_rate=0.1,
                                 random_state=1)
-    est = PopulationEMA(n_clusters=3, n_init=2, init="pca-kmeans", missing="available_case", random_state=1).fit(a)
+    est = PopulationEMA(n_clusters=3, n_init=2, missing="available_case", random_state=1,
+                        **{**THESIS_SETTINGS, "init": "pca-kmeans"}).fit(a)
     return _mixture(est)
 
 
@@ -250,10 +251,11 @@ def cem_reject():
 
 
 def naive_bayes_map():
-    from pgmpy_ext.maps import NaiveBayesMap
+    from pgmpy_ext.maps import THESIS_RULE, NaiveBayesMap
 
     X = np.random.default_rng(19).normal(size=(60, 3))
-    est = NaiveBayesMap(grid=(3, 3), n_epochs=4, n_init=3, random_state=0).fit(X)
+    # recorded with the thesis's rule, the defaults until issue 27
+    est = NaiveBayesMap(grid=(3, 3), n_epochs=4, n_init=3, random_state=0, **THESIS_RULE).fit(X)
     return {"ll_traces": _floats(est.ll_traces_), "labels": _ints(est.labels_), "best_init": int(est.best_init_)}
 
 

@@ -78,6 +78,17 @@ def test_structure_location_column_and_no_header(tmp_path):
     assert s.alleles.shape == (2, 1, 2)
 
 
+@pytest.mark.parametrize("name", ["rs 1", "", "rs\t2", " rs3"], ids=["space", "empty", "tab", "leading"])
+def test_structure_locus_names_must_read_back(tmp_path, name):
+    a = np.array([[[1, 2], [1, 1]], [[2, 2], [1, 2]]])
+    with pytest.raises(ValueError, match="is empty or contains whitespace"):
+        write_structure(tmp_path / "x.str", a, loci=["ok", name])
+    write_structure(tmp_path / "y.str", a, loci=["ok", name], header=False)  # no header: nothing to read back
+    assert read_structure(tmp_path / "y.str", header=False, pop_data=False).loci == ["L0", "L1"]
+    write_structure(tmp_path / "z.str", a, loci=["ok", str(name).replace(" ", "_").replace("\t", "_") or "L1"])
+    assert len(read_structure(tmp_path / "z.str", pop_data=False).loci) == 2
+
+
 def test_structure_bad_files(tmp_path):
     p = tmp_path / "bad.str"
     p.write_text("a 1 1 2\na 1 1\n")

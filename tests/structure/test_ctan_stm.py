@@ -109,7 +109,7 @@ def test_ctan_pgmpy_face_with_tm_parameters(redundant_df):
     again = CTANSearch(redundant_df).estimate(class_node="C")
     assert sorted(dag.edges()) == sorted(again.edges())
     assert set(dag.nodes()) == set(redundant_df.columns)
-    tm = TMEstimator(class_node="C", tol=1e-6, solver="tm")
+    tm = TMEstimator(class_node="C", tol=1e-6, solver="tm", alpha=0.0)
     bn = DiscreteBayesianNetwork(dag.edges()).fit(redundant_df, estimator=tm)
     assert bn.check_model()
     assert tm.cll_trace_[-1] >= tm.cll_trace_[0]
@@ -139,7 +139,7 @@ def test_conditional_dimension_examples():
 
 def test_cbic_of_empty_structure(redundant_df):
     data = encode(redundant_df)
-    res = fit_structural_tm(data, "C", max_steps=0, solver="tm")
+    res = fit_structural_tm(data, "C", max_steps=0, solver="tm", alpha=0.0, criterion="cbic")
     counts = np.bincount(redundant_df["C"])
     n = len(redundant_df)
     expect = float((counts * np.log(counts / n)).sum()) - 0.5 * math.log(n) * 1
@@ -163,14 +163,14 @@ def test_candidates_respect_tan_complexity():
 
 def test_first_step_is_the_best_candidate_by_cbic(redundant_df):
     data = encode(redundant_df)
-    res = fit_structural_tm(data, "C", max_steps=1, solver="tm")
+    res = fit_structural_tm(data, "C", max_steps=1, solver="tm", alpha=0.0, criterion="cbic")
     n = len(redundant_df)
     cards = {v: data.card(v) for v in data.columns}
     scores = {}
     empty = {v: [] for v in data.columns}
     for f in ["A", "B", "D1", "D2", "E"]:
         pa = {**empty, f: ["C"]}
-        cll = fit_tm(data, "C", pa, solver="tm").cll
+        cll = fit_tm(data, "C", pa, solver="tm", alpha=0.0).cll
         scores[("C", f)] = cbic_score(cll, conditional_dimension(pa, cards, "C"), n)
     best = max(scores, key=scores.get)
     assert res.trace["steps"][0]["arc"] == best == ("C", "D1")
@@ -178,7 +178,7 @@ def test_first_step_is_the_best_candidate_by_cbic(redundant_df):
 
 
 def test_structural_tm_search_finds_xor_pair(redundant_df):
-    res = fit_structural_tm(encode(redundant_df), "C", solver="tm")
+    res = fit_structural_tm(encode(redundant_df), "C", solver="tm", alpha=0.0, criterion="cbic")
     steps = res.trace["steps"]
     assert np.all(np.diff([s["cbic"] for s in steps]) > 0)
     assert "E" not in res.selected  # pure noise is never worth its parameters
@@ -195,15 +195,15 @@ def test_structural_tm_search_finds_xor_pair(redundant_df):
 def test_structural_tm_on_corral_uses_feature_arcs():
     X, y = make_corral()
     df = X.assign(C=y.to_numpy())
-    res = fit_structural_tm(encode(df), "C", line_search="backtracking", solver="tm")
+    res = fit_structural_tm(encode(df), "C", line_search="backtracking", solver="tm", alpha=0.0, criterion="cbic")
     assert res.augmenting_edges()  # the thesis: only Corral gets feature-feature arcs (Table 5.6)
 
 
 def test_warm_start_and_parallel_give_the_same_structure(redundant_df):
     data = encode(redundant_df)
-    cold = fit_structural_tm(data, "C", tol=1e-6, solver="tm")
-    warm = fit_structural_tm(data, "C", tol=1e-6, warm_start=True, solver="tm")
-    par = fit_structural_tm(data, "C", tol=1e-6, n_jobs=2, solver="tm")
+    cold = fit_structural_tm(data, "C", tol=1e-6, solver="tm", alpha=0.0, criterion="cbic")
+    warm = fit_structural_tm(data, "C", tol=1e-6, warm_start=True, solver="tm", alpha=0.0, criterion="cbic")
+    par = fit_structural_tm(data, "C", tol=1e-6, n_jobs=2, solver="tm", alpha=0.0, criterion="cbic")
     assert cold.parents == warm.parents == par.parents
     assert_allclose(warm.trace["cbic"], cold.trace["cbic"], atol=1e-3)
     assert par.trace["cbic"] == cold.trace["cbic"]
@@ -216,14 +216,16 @@ def test_structural_tm_pgmpy_face(redundant_df):
     old = pgmpy_config.SHOW_PROGRESS
     try:
         pgmpy_config.SHOW_PROGRESS = False
-        dag = est.estimate(class_node="C", show_progress=True, max_iter=200, line_search="backtracking", solver="tm")
+        dag = est.estimate(class_node="C", show_progress=True, max_iter=200, line_search="backtracking", solver="tm",
+                           alpha=0.0, criterion="cbic")
     finally:
         pgmpy_config.SHOW_PROGRESS = old
     assert set(dag.nodes()) == set(redundant_df.columns)
     assert sorted(dag.edges()) == sorted(est.result_.edges())
     bn = DiscreteBayesianNetwork(dag.edges())
     bn.add_nodes_from(dag.nodes())
-    tm = TMEstimator(class_node="C", line_search="backtracking", max_iter=200, solver="tm").fit(bn, redundant_df)
+    tm = TMEstimator(class_node="C", line_search="backtracking", max_iter=200, solver="tm", alpha=0.0).fit(
+        bn, redundant_df)
     assert_allclose(tm.cll_trace_[-1], est.result_.trace["cll"], rtol=1e-12)
     with pytest.raises(ValueError, match=r"line_search == 'exact'"):
         est.estimate(class_node="C", line_search="exact")
@@ -248,7 +250,7 @@ def test_structural_tm_warns_once_with_the_count_of_unconverged_fits(redundant_d
     data = encode(redundant_df)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = fit_structural_tm(data, "C", solver="tm", tol=0.0, max_iter=1, max_steps=2)
+        res = fit_structural_tm(data, "C", solver="tm", alpha=0.0, criterion="cbic", tol=0.0, max_iter=1, max_steps=2)
     mine = [w for w in caught if "candidate TM fits stopped at max_iter" in str(w.message)]
     assert len(mine) == 1
     assert issubclass(mine[0].category, ConvergenceWarning)
@@ -256,7 +258,7 @@ def test_structural_tm_warns_once_with_the_count_of_unconverged_fits(redundant_d
     assert 0 < n_unconverged <= n_candidates
     assert f"{n_unconverged} of {n_candidates} candidate TM fits stopped at max_iter=1" in str(mine[0].message)
     with pytest.warns(ConvergenceWarning, match=r"candidate TM fits stopped at max_iter=1 .*Increase max_iter"):
-        fit_structural_tm(data, "C", solver="tm", tol=0.0, max_iter=1, max_steps=1)
+        fit_structural_tm(data, "C", solver="tm", alpha=0.0, criterion="cbic", tol=0.0, max_iter=1, max_steps=1)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)  # converged candidates: no warning
         fit_structural_tm(data, "C", max_steps=1)
@@ -270,12 +272,12 @@ def test_structural_tm_max_candidates_stops_between_steps(redundant_df):
     assert full.trace["stop_reason"] == "converged"
     assert len(full.trace["steps"]) >= 2
     first, second = (s["n_candidates"] for s in full.trace["steps"][:2])
-    with pytest.warns(ConvergenceWarning, match=rf"max_candidates={first + second - 1} candidate TM fits after 1 "
+    with pytest.warns(ConvergenceWarning, match=rf"max_candidates={first + second - 1} scored candidates after 1 "
                                                  rf"added arcs: the next step needs {second} more"):
         capped = fit_structural_tm(data, "C", max_candidates=first + second - 1)
     assert capped.trace["stop_reason"] == "max_candidates"
     assert [s["arc"] for s in capped.trace["steps"]] == [full.trace["steps"][0]["arc"]]
-    assert capped.trace["n_tm_runs"] == 1 + first
+    assert capped.trace["n_tm_runs"] == 3 * (1 + first) + 1  # 3 inner folds per candidate, then the final fit
     with pytest.warns(ConvergenceWarning, match="max_candidates=0"):
         assert fit_structural_tm(data, "C", max_candidates=0).selected == []
     X, y = redundant_df.drop(columns="C"), redundant_df["C"]

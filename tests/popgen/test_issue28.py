@@ -1,0 +1,169 @@
+"""Issue 28: the defaults (SVD start, SQUAREM, log-likelihood tolerance), the calibrated memberships, one F_ST, the
+fast dosage paths and the coalescent simulators."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+from scipy.optimize import linear_sum_assignment
+
+from pgmpy_ext.datasets import make_balding_nichols
+from pgmpy_ext.popgen import THESIS_SETTINGS, PopulationEMA, as_genotypes, fst_reynolds, pca_kmeans_labels
+from pgmpy_ext.popgen import _genotypes as genotypes_module
+
+
+def _acc(pop, labels):
+    K = int(max(pop.max(), labels.max())) + 1
+    M = np.array([[np.sum((labels == k) & (pop == c)) for c in range(K)] for k in range(K)])
+    r, c = linear_sum_assignment(M, maximize=True)
+    return M[r, c].sum() / len(pop)
+
+
+def _dosages(n, K, m, fst, seed, **kw):
+    a, pop = make_balding_nichols(n_individuals=n, n_populations=K, n_loci=m, fst=fst, min_ancestral_freq=0.05,
+                                  random_state=seed, **kw)
+    return a.sum(axis=2), pop
+
+
+def test_memberships_are_calibrated_on_the_issues_example():
+    """K = 2, F 0.02, 100 SNPs, 300 individuals: the plug-in posteriors look certain, the predictive ones match the
+    accuracy (the issue: 64% accuracy with memberships near 0 or 1)."""
+    gaps, plug_gaps = [], []
+    for seed in range(4):
+        G, pop = _dosages(300, 2, 100, 0.02, 500 + seed)
+        est = PopulationEMA(n_clusters=2, random_state=seed).fit(G)
+        plug = PopulationEMA(n_clusters=2, memberships="plug-in", random_state=seed).fit(G)
+        gaps.append(est.q_.max(axis=1).mean() - _acc(pop, est.labels_))
+        plug_gaps.append(plug.q_.max(axis=1).mean() - _acc(pop, plug.labels_))
+    assert abs(np.mean(gaps)) < 0.04, gaps
+    assert np.mean(plug_gaps) > np.mean(gaps) + 0.01, (plug_gaps, gaps)
+
+
+def test_default_matches_pca_kmeans_where_the_thesis_setting_fails():
+    G, pop = _dosages(240, 4, 3000, 0.006, 11)
+    default = PopulationEMA(n_clusters=4, random_state=0).fit(G)
+    pca = pca_kmeans_labels(G, 4, random_state=0)
+    assert _acc(pop, default.labels_) >= _acc(pop, pca) - 0.005
+    assert _acc(pop, default.labels_) > 0.9
+    assert default.converged_
+    thesis = PopulationEMA(n_clusters=4, n_init=1, random_state=0, **THESIS_SETTINGS).fit(G)
+    assert _acc(pop, thesis.labels_) < _acc(pop, default.labels_)  # random starts stop on a plateau (the issue)
+
+
+def test_squarem_takes_fewer_iterates_to_the_same_fixed_point():
+    """The driver's SQUAREM on the population steps (EM's M step, a slowly converging random start)."""
+    from pgmpy_ext.popgen._engine import DosageSource, PopulationSteps
+    from pgmpy_ext.utils import dirichlet_tables, iterate
+
+    G, _ = _dosages(300, 2, 50, 0.03, 3)
+    src = DosageSource(G.astype(np.int8), 2)
+
+    def steps():
+        return PopulationSteps(src, 2, alpha=1.0, structure_prior=1.0, missing="impute")
+
+    lay = steps().lay
+    *tables, prior = dirichlet_tables(np.random.default_rng(5), [(2, 2)] * lay.n_vars + [(2, 1)], stacked=True)
+    start = (np.concatenate(tables, axis=0), prior[:, 0], np.full(lay.n_vars, np.nan))
+    plain = iterate(steps(), start, tol=1e-10, max_iter=5000)
+    fast = iterate(steps(), start, tol=1e-10, max_iter=5000, accelerate="squarem")
+    assert plain.converged
+    assert fast.converged
+    assert fast.n_iter < plain.n_iter / 2
+    assert fast.objective == pytest.approx(plain.objective, rel=1e-8)
+    assert np.all(np.diff(fast.trace) >= -1e-9 * abs(fast.objective))
+
+
+@pytest.mark.parametrize("kind", ["dosages", "codes"])
+def test_fst_is_reynolds_on_the_memberships(kind):
+    if kind == "dosages":
+        X, _ = _dosages(90, 3, 200, 0.05, 4)
+    else:
+        X, _ = make_balding_nichols(n_individuals=90, n_populations=3, n_loci=60, fst=0.05, n_alleles=4,
+                                    missing_rate=0.05, random_state=4)
+    est = PopulationEMA(n_clusters=3, random_state=0).fit(X)
+    assert est.fst_ == pytest.approx(fst_reynolds(X, est.q_), rel=1e-10)
+    assert est.fst_ == pytest.approx(est.fst(X), rel=1e-10)
+    assert 0.0 < est.fst_ < 0.2
+
+
+def test_unlinked_snps_have_no_linkage_inflation_and_new_individuals_are_predicted():
+    G, pop = _dosages(200, 2, 500, 0.04, 6)
+    est = PopulationEMA(n_clusters=2, random_state=0).fit(G[:150])
+    assert est.ld_inflation_ < 2.0
+    proba = est.predict_proba(G[150:])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert _acc(pop[150:], est.predict(G[150:])) > 0.9
+    assert np.isfinite(est.score(G[150:]))
+
+
+def test_fast_encodings_equal_the_per_locus_encoding(monkeypatch):
+    rng = np.random.default_rng(0)
+    D = rng.integers(0, 3, size=(30, 40)).astype(float)
+    D[:, 3] = 2  # allele 0 never observed
+    D[:, 4] = 0
+    D[rng.random(D.shape) < 0.1] = np.nan
+    D[:, 5] = np.nan  # never observed
+    D[0, 5] = 1
+    raw = (np.arange(2)[None, None, :] < np.nan_to_num(D)[:, :, None]).astype(np.int64)
+    raw[np.isnan(D)] = -9
+    fast_dosage, fast_alleles = as_genotypes(D), as_genotypes(raw)
+    monkeypatch.setattr(genotypes_module, "_from_small_ints", lambda raw, missing: None)
+    slow = as_genotypes(raw)
+    for fast in (fast_dosage, fast_alleles):
+        assert_array_equal(fast.alleles, slow.alleles)
+        assert fast.allele_labels == slow.allele_labels
+
+
+@pytest.mark.parametrize("policy", ["uniform", "averaging"])
+def test_averaging_policies_align_the_starts(policy):
+    G, pop = _dosages(120, 3, 300, 0.05, 8)
+    est = PopulationEMA(n_clusters=3, n_init=3, policy=policy, random_state=0).fit(G)
+    best = PopulationEMA(n_clusters=3, n_init=3, random_state=0).fit(G)
+    assert _acc(pop, est.labels_) == pytest.approx(_acc(pop, best.labels_), abs=0.02)
+    assert est.start_scores_.shape == (3,)
+
+
+def test_thesis_settings_are_the_old_options():
+    assert THESIS_SETTINGS == {"init": "random", "stopping": "params", "tol": 0.01, "accelerate": None,
+                               "memberships": "plug-in", "alpha": 1.0, "structure_prior": 0.5}
+    with pytest.raises(ValueError, match="stopping"):
+        PopulationEMA(stopping="ll").fit(np.array([[0, 1], [2, 1], [1, 1]]))
+    with pytest.raises(ValueError, match="memberships"):
+        PopulationEMA(memberships="posterior").fit(np.array([[0, 1], [2, 1], [1, 1]]))
+
+
+# ------------------------------------------------------------------------------------------------ simulators
+def test_island_and_admixed_simulations():
+    pytest.importorskip("msprime", reason="the coalescent simulators need pgmpy-ext[popgen-sim]")
+    from pgmpy_ext.datasets import simulate_demes
+
+    G, pop = simulate_demes(n_populations=2, n_per_population=20, n_snps=400, fst=0.05, n_chromosomes=2,
+                            chromosome_length=2e6, admixed=5, random_state=0)
+    assert G.shape == (45, 400)
+    assert G.dtype == np.int8
+    assert sorted(set(pop)) == ["admixed", "pop_0", "pop_1"]
+    assert G.min() >= 0
+    assert G.max() <= 2
+    again, _ = simulate_demes(n_populations=2, n_per_population=20, n_snps=400, fst=0.05, n_chromosomes=2,
+                              chromosome_length=2e6, admixed=5, random_state=0)
+    assert_array_equal(G, again)
+    pure = pop != "admixed"
+    names = sorted(set(pop[pure]))
+    q = np.eye(2)[[names.index(p) for p in pop[pure]]]
+    assert fst_reynolds(G[pure], q) > 0.005
+    est = PopulationEMA(n_clusters=2, random_state=0).fit(G)
+    assert est.ld_inflation_ > 1.0  # linked SNPs on two chromosomes
+    with pytest.raises(ValueError, match="fewer than n_snps"):
+        simulate_demes(n_populations=2, n_per_population=5, n_snps=10**6, n_chromosomes=1, chromosome_length=1e5,
+                       random_state=0)
+
+
+def test_stdpopsim_model_offline():
+    pytest.importorskip("stdpopsim", reason="the coalescent simulators need pgmpy-ext[popgen-sim]")
+    from pgmpy_ext.datasets import simulate_stdpopsim
+
+    G, pop = simulate_stdpopsim("OutOfAfrica_3G09", samples={"YRI": 8, "CEU": 8, "CHB": 8}, n_snps=300,
+                                n_chromosomes=1, chromosome_length=3e6, random_state=0)
+    assert G.shape == (24, 300)
+    assert sorted(set(pop)) == ["CEU", "CHB", "YRI"]
