@@ -26,21 +26,15 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import load_expression, md_frame  # noqa: E402
 
 DATASETS = ["leukemia", "leukemia-raw", "colon", "lymphoma"]
 
 
 def load(name):
-    from pgmpy_ext.datasets import load_microarray
-
-    if name == "leukemia-raw":
-        root = os.environ.get("PGMPY_EXT_DATA", str(Path(__file__).resolve().parents[2] / "shared" / "datasets"))
-        df = pd.read_csv(Path(root) / "microarray" / "leukemia.csv.gz")
-        return df.iloc[:, :-1].astype(float), df.iloc[:, -1].astype(str).rename("class")
-    X, y = load_microarray(name)
-    if name == "lymphoma":
-        y = y.map(lambda c: "DLBCL" if c == 1 else "other").rename("class")
-    return X, y
+    return load_expression(name, binary_lymphoma=True)
 
 
 def run(names) -> tuple[pd.DataFrame, list[str]]:
@@ -81,8 +75,8 @@ def run(names) -> tuple[pd.DataFrame, list[str]]:
                                      bench._majority)[1]
                 add("BENCH without the guard (thesis)", bench.classes_[vote], t_fit)
                 g = bench.guard_
-                notes.append(f"{name} fold {fold}: {len(bench.estimators_)} members "
-                             f"({', '.join(f'{k} {v}' for k, v in zip(*np.unique(bench.member_kinds_, return_counts=True)))}), "
+                kinds = ", ".join(f"{k} {v}" for k, v in zip(*np.unique(bench.member_kinds_, return_counts=True)))
+                notes.append(f"{name} fold {fold}: {len(bench.estimators_)} members ({kinds}), "
                              f"{bench.biclusters_[0].shape[0]} biclusters of median "
                              f"{int(np.median(bench.biclusters_[0].sum(axis=1)))} samples x "
                              f"{int(np.median(bench.biclusters_[1].sum(axis=1)))} genes; guard: out-of-member error "
@@ -100,14 +94,6 @@ def run(names) -> tuple[pd.DataFrame, list[str]]:
     return pd.DataFrame(rows), notes
 
 
-def _md(frame: pd.DataFrame) -> str:
-    cols = [frame.index.name or "", *map(str, frame.columns)]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for idx, row in frame.iterrows():
-        lines.append("| " + " | ".join([str(idx), *(f"{v:.2f}" for v in row)]) + " |")
-    return "\n".join(lines)
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--datasets", default=",".join(DATASETS))
@@ -122,7 +108,7 @@ def main(argv=None):
     text = ["# BENCH with its defaults on the microarrays: stratified 5-fold held-out accuracy (%)", "",
             f"Load average at the start {tuple(round(v, 2) for v in load0)}, at the end "
             f"{tuple(round(v, 2) for v in os.getloadavg())} (2 cores, shared with other work).", "",
-            _md(acc), "", "Seconds per fold (fit + predict; BENCH: its fit):", "", _md(secs), "",
+            md_frame(acc), "", "Seconds per fold (fit + predict; BENCH: its fit):", "", md_frame(secs), "",
             "Per fold:", "", *[f"* {n}" for n in notes], ""]
     out = "\n".join(text)
     print(out)

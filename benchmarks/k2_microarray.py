@@ -25,20 +25,16 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import load_expression, md_frame  # noqa: E402
 
 DATASETS = ["leukemia", "leukemia-raw", "colon", "lymphoma"]
 
 
 def load(name):
-    from pgmpy_ext.datasets import load_microarray
-
-    if name != "leukemia-raw":
-        X, y = load_microarray(name)
-        return X, y, name == "leukemia"
-    root = os.environ.get("PGMPY_EXT_DATA", str(Path(__file__).resolve().parents[2] / "shared" / "datasets"))
-    df = pd.read_csv(Path(root) / "microarray" / "leukemia.csv.gz")
-    y = df.iloc[:, -1].astype(str).rename("class")
-    return df.iloc[:, :-1].astype(float), y, True
+    X, y = load_expression(name)
+    return X, y, name in ("leukemia", "leukemia-raw")
 
 
 def learners(continuous: bool, variants):
@@ -89,14 +85,6 @@ def run(names, variants) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _md(frame: pd.DataFrame) -> str:
-    cols = [frame.index.name or "", *map(str, frame.columns)]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for idx, row in frame.iterrows():
-        lines.append("| " + " | ".join([str(idx), *(f"{v:.2f}" for v in row)]) + " |")
-    return "\n".join(lines)
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--datasets", default=",".join(DATASETS))
@@ -115,8 +103,8 @@ def main(argv=None):
     piv["mean"] = piv.mean(axis=1)
     text = ["# K2 on the microarrays: 5-fold x 2 stratified held-out accuracy (%)", "",
             f"Load average at the start {load0}, at the end {os.getloadavg()} (2 cores).", "",
-            _md(piv), "", "Seconds per fold (fit + predict):", "",
-            _md(df.pivot(index="learner", columns="data", values="s_per_fold")), ""]
+            md_frame(piv), "", "Seconds per fold (fit + predict):", "",
+            md_frame(df.pivot(index="learner", columns="data", values="s_per_fold")), ""]
     out = "\n".join(text)
     print(out)
     if args.output:
