@@ -150,3 +150,30 @@ def microarray_like(n_rows: int = 77, n_genes: int = 7070, seed: int = 0, n_info
     values = np.clip(np.rint(np.exp(logx)), 20, 16000).astype(np.int64)
     X = pd.DataFrame(values, columns=[f"g{j:04d}" for j in range(n_genes)])
     return X, pd.Series(y, name="class")
+
+
+def md_frame(frame: pd.DataFrame, fmt: str = ".2f") -> str:
+    """A Markdown table of a numeric DataFrame (index as the first column), without the tabulate dependency."""
+    cols = [frame.index.name or "", *map(str, frame.columns)]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for idx, row in frame.iterrows():
+        lines.append("| " + " | ".join([str(idx), *(format(v, fmt) for v in row)]) + " |")
+    return "\n".join(lines)
+
+
+def load_expression(name: str, *, binary_lymphoma: bool = False):
+    """``(X, y)`` of a shared microarray: the names of ``pgmpy_ext.datasets.load_microarray`` or ``"leukemia-raw"``
+    (``leukemia.csv.gz``, 72 x 5,147 raw values of the same study); ``binary_lymphoma`` makes lymphoma the seed 004
+    reproduction's DLBCL-against-the-rest task."""
+    import os
+
+    from pgmpy_ext.datasets import load_microarray
+
+    if name == "leukemia-raw":
+        root = os.environ.get("PGMPY_EXT_DATA", str(Path(__file__).resolve().parents[2] / "shared" / "datasets"))
+        df = pd.read_csv(Path(root) / "microarray" / "leukemia.csv.gz")
+        return df.iloc[:, :-1].astype(float), df.iloc[:, -1].astype(str).rename("class")
+    X, y = load_microarray(name)
+    if name == "lymphoma" and binary_lymphoma:
+        y = y.map(lambda c: "DLBCL" if c == 1 else "other").rename("class")
+    return X, y

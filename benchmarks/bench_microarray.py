@@ -111,7 +111,8 @@ def main(argv=None) -> int:
     edges = None
     for nj in args.n_jobs:
         load = load_average()
-        k2, t_k2 = _timed(lambda nj=nj: K2Classifier(max_parents=5, alpha=0.5, n_jobs=nj).fit(Ftr, y[tr]), "k2")
+        k2, t_k2 = _timed(lambda nj=nj: K2Classifier(max_parents=5, alpha=0.5, parent_prior="uniform",
+                                                     n_jobs=nj).fit(Ftr, y[tr]), "k2")
         same = ""
         if edges is None:
             edges = sorted(k2.model_.edges())

@@ -49,6 +49,12 @@ K2_CANDIDATES = {"alpha=0.5, score_alpha=0.5 (WEKA, before)": (0.5, 0.5),
                  "alpha=1, score_alpha=0.5": (1.0, 0.5),
                  "alpha=1, score_alpha=1": (1.0, 1.0),
                  "alpha=0.5, score_alpha=1": (0.5, 1.0)}
+#: issue 29: K2's structure defaults (alpha = 1, the D12 default, throughout); ``k2 --structure`` runs these
+K2_STRUCTURE_CANDIDATES = {"K2 max_parents=5 (before)": {"max_parents": 5},
+                           "K2 max_parents=5, parent_prior='size'": {"max_parents": 5, "parent_prior": "size"},
+                           "K2 max_parents=2": {"max_parents": 2},
+                           "K2 max_parents=2, parent_prior='size'": {"max_parents": 2, "parent_prior": "size"}}
+K2_STRUCTURE = False
 CEM_DATASETS = ["corral", "led7", "lymphography", "mofn_3_7_10", "monk1", "monk2", "monk3", "mux6", "soybean",
                 "threeOf9", "tic_tac_toe", "vote", "xd6", "breast_w", "diabetes", "glass", "heart_statlog", "iris",
                 "wine_recognition", "vehicle"]
@@ -76,7 +82,8 @@ def k2_rows(name: str) -> list[dict]:
     X, y = _load(name)
     y = np.asarray(y)
     cont = _continuous(X)
-    learners = {f"K2 {k}": K2Classifier(alpha=a, score_alpha=s) for k, (a, s) in K2_CANDIDATES.items()}
+    learners = ({k: K2Classifier(**kw) for k, kw in K2_STRUCTURE_CANDIDATES.items()} if K2_STRUCTURE else
+                {f"K2 {k}": K2Classifier(alpha=a, score_alpha=s) for k, (a, s) in K2_CANDIDATES.items()})
     learners["naive Bayes (alpha=1)"] = NaiveBayesClassifier()
     out = []
     for fold, (tr, te) in enumerate(StratifiedKFold(10, shuffle=True, random_state=0).split(X, y)):
@@ -214,14 +221,18 @@ def main(argv=None) -> None:
     ap.add_argument("which", nargs="?", default="all", choices=["k2", "cem", "cem-models", "all"])
     ap.add_argument("--datasets", default=None)
     ap.add_argument("--output", default=None)
+    ap.add_argument("--structure", action="store_true", help="k2: compare max_parents / parent_prior (issue 29)")
     args = ap.parse_args(argv)
+    global K2_STRUCTURE
+    K2_STRUCTURE = args.structure
     chosen = None if args.datasets is None else args.datasets.split(",")
     parts = [f"load average at start: {os.getloadavg()}"]
     if args.which in ("k2", "all"):
         df = _run("k2", k2_rows, chosen or K2_DATASETS)
         parts += ["## K2Classifier: 10-fold CV accuracy", _table(df, "accuracy", ".4f"),
                   "## K2Classifier: 10-fold CV log-loss (lower is better)", _table(df, "log_loss", ".4f")]
-        parts += _against(df, "K2 alpha=0.5, score_alpha=0.5 (WEKA, before)",
+        parts += _against(df, "K2 max_parents=5 (before)" if K2_STRUCTURE else
+                          "K2 alpha=0.5, score_alpha=0.5 (WEKA, before)",
                           [("accuracy", "accuracy", True), ("log-loss", "log_loss", False)])
     if args.which in ("cem", "all"):
         df = _run("cem", cem_rows, chosen or CEM_DATASETS)

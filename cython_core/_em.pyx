@@ -9,7 +9,8 @@
 #   col_var : intp (M,)        the variable of each code column (ploidy P: P adjacent columns per variable).
 #   codes   : int8, int16 or int32 (N, M) (fused fcode_t) state codes, -1 = missing cell (or missing allele copy).
 # Seed 001 spec sections 2, 4.2 and 9.2 (docs/decisions/seed001-ema-popgen.md).
-from libc.math cimport exp, log, INFINITY
+from cython.parallel cimport prange, threadid
+from libc.math cimport exp, lgamma, log, INFINITY
 
 from _fcode cimport fcode_t
 from _typedefs cimport code_t, float64_t, intp_t
@@ -247,4 +248,136 @@ def latent_class_log_joint(const fcode_t[:, ::1] X,            # IN  (N, M) code
     with nogil:
         for d in range(n):
             _gather(&X[d, 0], m, &col_off[0], &log_theta[0, 0], &log_prior[0], K, &out[d, 0])
+    return None
+
+
+cdef inline double _lg_cell(double t, double alpha, const float64_t* table, intp_t n_table,
+                            bint integral) noexcept nogil:
+    """lgamma(t + alpha) - lgamma(alpha): from the table when the count is a whole number in range."""
+    cdef intp_t it
+    if integral:
+        it = <intp_t>(t + 0.5)
+        if it < n_table:
+            return table[it]
+    return lgamma(t + alpha) - lgamma(alpha)
+
+
+cdef double _pair_log_bf(const fcode_t* xi, const fcode_t* xj, intp_t n, intp_t ri, intp_t rj,
+                         const float64_t* w, double alpha, const float64_t* table, intp_t n_table, bint integral,
+                         double* tab) noexcept nogil:
+    """BD log Bayes factor of dependence of one pair from its joint table (``tab``: ri * rj + ri + rj scratch):
+    the pair as one variable with ``ri * rj`` states against two independent variables, Dirichlet ``alpha`` per
+    cell, over the rows where both are observed."""
+    cdef intp_t d, a, b, rr = ri * rj
+    cdef double tot = 0.0, s_joint = 0.0, s_i = 0.0, s_j = 0.0, t
+    cdef double* row_i = tab + rr
+    cdef double* col_j = tab + rr + ri
+    for a in range(rr + ri + rj):
+        tab[a] = 0.0
+    for d in range(n):
+        if xi[d] < 0 or xj[d] < 0:
+            continue
+        tab[xi[d] * rj + xj[d]] += w[d]
+    for a in range(ri):
+        for b in range(rj):
+            t = tab[a * rj + b]
+            if t > 0.0:
+                s_joint += _lg_cell(t, alpha, table, n_table, integral)
+            row_i[a] += t
+            col_j[b] += t
+    for a in range(ri):
+        tot += row_i[a]
+        if row_i[a] > 0.0:
+            s_i += _lg_cell(row_i[a], alpha, table, n_table, integral)
+    for b in range(rj):
+        if col_j[b] > 0.0:
+            s_j += _lg_cell(col_j[b], alpha, table, n_table, integral)
+    return ((lgamma(rr * alpha) - lgamma(tot + rr * alpha) + s_joint)
+            - (lgamma(ri * alpha) - lgamma(tot + ri * alpha) + s_i)
+            - (lgamma(rj * alpha) - lgamma(tot + rj * alpha) + s_j))
+
+
+cdef inline void _offer(intp_t[:, ::1] top_idx, float64_t[:, ::1] top_val, intp_t i, intp_t j, double val,
+                        intp_t k) noexcept nogil:
+    """Insert partner ``j`` with ``val`` into row ``i``'s descending top-``k`` list (ties: the earlier offer)."""
+    cdef intp_t m
+    if top_idx[i, k - 1] >= 0 and val <= top_val[i, k - 1]:
+        return
+    m = k - 1
+    while m > 0 and (top_idx[i, m - 1] < 0 or val > top_val[i, m - 1]):
+        top_idx[i, m] = top_idx[i, m - 1]
+        top_val[i, m] = top_val[i, m - 1]
+        m = m - 1
+    top_idx[i, m] = j
+    top_val[i, m] = val
+
+
+def pairwise_dependence_topk(const fcode_t[:, ::1] XT,      # IN  (n_vars, N) codes, transposed, -1 = missing
+                             const intp_t[::1] cards,       # IN  (n_vars,) cardinalities
+                             const float64_t[::1] w,        # IN  (N,) row weights (multiplicities)
+                             double alpha,                  # IN  Dirichlet pseudo-count per cell, > 0
+                             const float64_t[::1] lg_table,  # IN  (T,) lgamma(t + alpha) - lgamma(alpha), t = 0..T-1
+                             bint integral,                 # IN  every weight is a whole number (table lookups)
+                             intp_t n_threads,              # IN  OpenMP threads over the variables
+                             intp_t[:, ::1] top_idx,        # OUT (n_vars, k) partners, best first (-1: none)
+                             float64_t[:, ::1] top_val):    # OUT (n_vars, k) their log Bayes factors (-inf: none)
+    """For every variable, the ``k`` partners of largest BD log Bayes factor of pairwise dependence.
+
+    The factor of the pair ``(i, j)`` is ``log ML(X_i X_j as one variable with r_i r_j states) - log ML(X_i) -
+    log ML(X_j)``, every marginal likelihood a Dirichlet-multinomial integral with ``alpha`` per cell over the rows
+    where both cells are observed (weighted by ``w``); it is symmetric. Ties: the smaller partner index first.
+    With one thread every pair is computed once (``i < j``) and offered to both rows; with more, rows are written by
+    one thread each (``prange`` over ``i``, every pair computed in the ``i < j`` orientation), so the result is the
+    same bits for any ``n_threads``. Cost O(n_vars^2 N) (half of it with one thread).
+    """
+    cdef intp_t p = XT.shape[0], n = XT.shape[1], k = top_idx.shape[1]
+    if cards.shape[0] != p or w.shape[0] != n:
+        raise ValueError(f"cards has {cards.shape[0]} entries and w {w.shape[0]} for ({p}, {n}) codes.")
+    if top_idx.shape[0] != p or top_val.shape[0] != p or top_val.shape[1] != k:
+        raise ValueError(f"top_idx and top_val must be ({p}, {k}).")
+    if not alpha > 0:
+        raise ValueError(f"alpha == {alpha}, must be > 0.")
+    np = __import__("numpy")
+    cdef intp_t rmax = 1, i
+    for i in range(p):
+        if cards[i] < 1:
+            raise ValueError(f"cards[{i}] == {cards[i]}, must be >= 1.")
+        rmax = max(rmax, cards[i])
+    n_threads = max(1, n_threads)
+    scratch = np.zeros((n_threads, rmax * rmax + 2 * rmax), dtype=np.float64)
+    cdef float64_t[:, ::1] sc = scratch
+    cdef intp_t j, m, t, q
+    cdef double val
+    cdef const float64_t* tbl = &lg_table[0] if lg_table.shape[0] > 0 else NULL
+    cdef intp_t n_table = lg_table.shape[0]
+    if p == 0 or k == 0:
+        return None
+    cdef const float64_t* wp = &w[0] if n > 0 else NULL
+    for i in range(p):
+        for m in range(k):
+            top_idx[i, m] = -1
+            top_val[i, m] = -INFINITY
+    if n_threads == 1:  # every pair once (i < j), offered to both rows' lists in increasing partner order
+        with nogil:
+            for i in range(p):
+                for j in range(i + 1, p):
+                    val = _pair_log_bf(&XT[i, 0], &XT[j, 0], n, cards[i], cards[j], wp, alpha, tbl, n_table,
+                                       integral, &sc[0, 0]) if n > 0 else 0.0
+                    _offer(top_idx, top_val, i, j, val, k)
+                    _offer(top_idx, top_val, j, i, val, k)
+        return None
+    for i in prange(p, nogil=True, num_threads=n_threads, schedule="dynamic", chunksize=8):
+        t = threadid()
+        for j in range(p):
+            if j == i:
+                continue
+            if n == 0:
+                val = 0.0
+            elif i < j:  # the same orientation as the serial loop, so the same bits for any n_threads
+                val = _pair_log_bf(&XT[i, 0], &XT[j, 0], n, cards[i], cards[j], wp, alpha, tbl, n_table,
+                                   integral, &sc[t, 0])
+            else:
+                val = _pair_log_bf(&XT[j, 0], &XT[i, 0], n, cards[j], cards[i], wp, alpha, tbl, n_table,
+                                   integral, &sc[t, 0])
+            _offer(top_idx, top_val, i, j, val, k)
     return None

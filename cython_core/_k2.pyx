@@ -163,6 +163,7 @@ cdef struct Problem:
     double ess
     double penalty
     double tie_rtol
+    bint size_prior             # Friedman-Koller parent-set-size prior (see k2_search)
     intp_t max_card
     const intp_t* present      # (max_card + 1,) cardinalities of the searched variables
     const uint64_t* zbits      # (n_cols, max_card, W)
@@ -225,7 +226,8 @@ def k2_search(const code_t[:, ::1] codes_t,
               intp_t[:, ::1] out_parents,
               float64_t[::1] out_scores,
               bint prune=True,
-              intp_t[::1] out_stats=None):
+              intp_t[::1] out_stats=None,
+              bint size_prior=False):
     """K2 search (Cooper & Herskovits 1992) over the variables ``cols`` in ``order``, with ``fixed`` parents.
 
     Parameters
@@ -252,6 +254,12 @@ def k2_search(const code_t[:, ::1] codes_t,
     prune : bool, IN. Use the exact bounds below (Dirichlet kind only); False scores every candidate.
     out_stats : intp (4,), optional, OUT (added to). Candidates considered, candidates pruned by the bound,
         candidates scored exactly, groups whose exact term the bound computed.
+    size_prior : bool, IN. Add a parent only if its score gain exceeds ``log((p - k) / (k + 1))`` (floored at 0),
+        where ``p`` is the number of candidate parents (the variable's predecessors) and ``k`` its current number
+        of searched parents: the log prior ratio of the parent-set prior uniform over sizes and, within a size,
+        over the sets of that size (Friedman & Koller 2003), which grows with the number of candidates and so
+        keeps chance parents out when variables are many and rows few. False (WEKA, the thesis) is a uniform
+        prior over parent sets. Candidates within a step are ranked by their score alone either way.
 
     Notes
     -----
@@ -405,6 +413,7 @@ def k2_search(const code_t[:, ::1] codes_t,
     P.ess = ess
     P.penalty = penalty
     P.tie_rtol = tie_rtol
+    P.size_prior = size_prior
     P.max_card = max_card
     P.present = &present[0]
     P.zbits = &zbits[0, 0, 0] if n_cols > 0 else NULL
@@ -471,7 +480,7 @@ cdef void _search_node(const Problem* P, Scratch* S, intp_t p, intp_t node) noex
     cdef const code_t* zp
     cdef intp_t n_used = 0, row, key, t, c, n_groups, n_multi = 0, single_start, n_pa = 0, k, zc, rz, best_z
     cdef intp_t n_new, g, n_mixed, n_cand = 0, n_pruned = 0, n_scored = 0, n_read = 0
-    cdef double q_pa = 1.0, a_cell, best, cand, s, tmax = 0.0, bound_total = 0.0, bound_abs = 0.0, margin
+    cdef double q_pa = 1.0, a_cell, best, cand, s, prior_cost, tmax = 0.0, bound_total = 0.0, bound_abs = 0.0, margin
     cdef bint ok, use_bits, dirichlet = P.kind == KIND_DIRICHLET
     cdef const float64_t* cl
     cdef const float64_t* mg
@@ -560,7 +569,14 @@ cdef void _search_node(const Problem* P, Scratch* S, intp_t p, intp_t node) noex
             if best_z < 0 or _beats(s, cand, P.tie_rtol):
                 best_z = k
                 cand = s
-        if best_z < 0 or not _beats(cand, best, P.tie_rtol):
+        if best_z < 0:
+            break
+        prior_cost = 0.0
+        if P.size_prior:
+            prior_cost = log((<double>(p - n_pa)) / (n_pa + 1.0))
+            if prior_cost < 0.0:
+                prior_cost = 0.0
+        if not _beats(cand - prior_cost, best, P.tie_rtol):
             break
         best = cand
         S.pa[n_pa] = best_z

@@ -159,6 +159,7 @@ SPECS_BY_NAME: dict[str, dict] = {
     # clusterers
     "LatentClassEM": {"kind": "clusterer", "dask_fit": True, "fast": _CLUSTER_FAST, "family": "clustering"},
     "EMAClustering": {"kind": "clusterer", "dask_fit": True, "fast": _CLUSTER_FAST, "family": "clustering"},
+    "SelectiveLatentClassClustering": {"kind": "clusterer", "fast": _CLUSTER_FAST, "family": "clustering"},
     "EMATANClustering": {"kind": "clusterer", "fast": {**_CLUSTER_FAST, "order": "columns"},
                          "missing_at_fit": False, "family": "clustering"},
     "EMTANClustering": {"kind": "clusterer", "fast": _CLUSTER_FAST, "missing_at_fit": False,

@@ -47,6 +47,31 @@ def unique_rows_ref(codes, weights=None):
     return np.array(keys, dtype=np.int32).reshape(len(keys), codes.shape[1]), np.array([acc[k] for k in keys])
 
 
+def pairwise_log_bf_ref(codes, cards, weights=None, alpha=1.0):
+    """(p, p) BD log Bayes factor of dependence of every pair (the pair as one variable against two independent
+    ones, Dirichlet ``alpha`` per cell, rows where both are observed); the diagonal is -inf."""
+    from scipy.special import gammaln
+
+    X = np.asarray(codes)
+    n, p = X.shape
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+
+    def lml(counts):
+        r = counts.size
+        return gammaln(r * alpha) - gammaln(counts.sum() + r * alpha) + np.sum(gammaln(counts + alpha) - gammaln(alpha))
+
+    out = np.full((p, p), -np.inf)
+    for i in range(p):
+        for j in range(p):
+            if i == j:
+                continue
+            t = np.zeros((cards[i], cards[j]))
+            ok = (X[:, i] >= 0) & (X[:, j] >= 0)
+            np.add.at(t, (X[ok, i], X[ok, j]), w[ok])
+            out[i, j] = lml(t.ravel()) - lml(t.sum(axis=1)) - lml(t.sum(axis=0))
+    return out
+
+
 def logsumexp_rows_ref(a):
     """numpy's row reductions, as ``pgmpy_ext.utils.logsumexp_rows`` computed them before issue 25."""
     m = a.max(axis=1, keepdims=True)

@@ -33,6 +33,7 @@ CHECKED_BESIDE = {
     "ConstructiveInductionClustering": "clustering/test_constructive.py",
     "LatentClassEM": "clustering/test_latent.py",
     "EMAClustering": "clustering/test_latent.py",
+    "SelectiveLatentClassClustering": "clustering/test_relevance.py",
     "EMATANClustering": "clustering/test_ematan_sklearn.py",
     "EMTANClustering": "clustering/test_ematan_sklearn.py",
     "EMCompleteBNClustering": "clustering/test_ematan_sklearn.py",

@@ -13,11 +13,11 @@ from pgmpy_ext.clustering._cem import CEMClustering
 from pgmpy_ext.clustering._constructive import ConstructiveInductionClustering
 from pgmpy_ext.clustering._em_baselines import EMCompleteBNClustering, EMTANClustering
 from pgmpy_ext.clustering._ematan import MODEL_MAX_CPD_SIZE, EMATANClustering
-from pgmpy_ext.clustering._latent_class import EMAClustering, LatentClassEM
+from pgmpy_ext.clustering._latent_class import EMAClustering, LatentClassEM, SelectiveLatentClassClustering
 
 __all__ = ["BaseBNMixture", "BruteForceSNBAveraging", "CEMClustering", "ConstructiveInductionClustering",
            "EMAClustering", "EMATANClustering", "EMCompleteBNClustering", "EMTANClustering", "LatentClassEM",
-           "MODEL_MAX_CPD_SIZE"]
+           "MODEL_MAX_CPD_SIZE", "SelectiveLatentClassClustering"]
 
 # Engines: importable for pgmpy-ext's own higher layers, benchmarks and tests; not public (not in __all__).
 from pgmpy_ext.clustering._brute_force import (  # noqa: E402, F401
@@ -70,15 +70,22 @@ from pgmpy_ext.clustering._latent import (  # noqa: E402, F401
     LATENT_COMBINES,
     LATENT_METHODS,
     LATENT_POLICIES,
+    DistinctInit,
     LatentClassData,
     LatentClassStart,
     align_starts,
     combine_starts,
+    dependency_seeds,
     em_m_step,
+    empirical_inclusion_prior,
     latent_class_data,
     latent_class_single_start,
     ma_step,
     mixture_log_joint,
     n_free_parameters,
+    n_selective_parameters,
     posteriors_constant,
+    relevance_log_odds,
+    seed_responsibilities,
+    select_m_step,
 )

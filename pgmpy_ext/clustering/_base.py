@@ -34,8 +34,10 @@ def check_clusters_fit_rows(n_clusters: int, n_distinct: int, what: str = "disti
 
 
 def best_of_starts(single_start: Callable, n_init: int, random_state, score: Callable, *, n_jobs: int | None = None,
-                   show_progress: bool = False, desc: str = "starts") -> tuple[list, np.ndarray, int]:
-    """``n_init`` starts through :func:`pgmpy_ext.utils.run_starts` and the best one by ``score``.
+                   show_progress: bool = False, desc: str = "starts",
+                   indexed: bool = False) -> tuple[list, np.ndarray, int]:
+    """``n_init`` starts through :func:`pgmpy_ext.utils.run_starts` and the best one by ``score``
+    (``indexed=True``: ``single_start(i, rng)``, for starts that differ by more than their seed).
 
     Returns
     -------
@@ -47,7 +49,7 @@ def best_of_starts(single_start: Callable, n_init: int, random_state, score: Cal
         Index of the best start (ties: the first).
     """
     starts = run_starts(single_start, int(n_init), random_state, n_jobs=n_jobs, show_progress=show_progress,
-                        desc=desc)
+                        desc=desc, indexed=indexed)
     scores = np.array([score(s) for s in starts], dtype=np.float64)
     return starts, scores, int(np.argmax(scores))  # ties: the first start
 
@@ -71,6 +73,8 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
         data-dependent errors are raised here.
     ``_single_start(prepared, rng: numpy.random.Generator) -> start result``
         One start from its own generator (the only source of randomness). Must pickle for process parallelism.
+        With ``_indexed_starts = True`` the hook is ``_single_start(prepared, index, rng)`` (starts that differ by
+        more than their seed, e.g. the latent-class clusterers' ``init="dependency"``).
     ``_start_score(result) -> float``
         The criterion the best start maximises (e.g. the classification or the observed log-likelihood).
     ``_combine_starts(prepared, starts, scores, best) -> result``
@@ -134,6 +138,9 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
     #: True when ``fit`` accepts missing cells (NaN/None), which reach ``_prepare_starts`` coded -1.
     _fit_allows_missing = False
 
+    #: True when ``_single_start`` takes the start's index before its generator.
+    _indexed_starts = False
+
     def _set_fitted(self, result, scores: np.ndarray) -> None:
         raise NotImplementedError
 
@@ -175,7 +182,8 @@ class BaseBNMixture(DiscreteInputMixin, ClusterMixin, BaseEstimator):
             del self._fit_index_
         starts, scores, best = best_of_starts(partial(self._single_start, prepared), int(self.n_init),
                                               self.random_state, self._start_score, n_jobs=self.n_jobs,
-                                              show_progress=self.show_progress, desc=self._progress_desc())
+                                              show_progress=self.show_progress, desc=self._progress_desc(),
+                                              indexed=self._indexed_starts)
         result = self._combine_starts(prepared, starts, scores, best)
         self._set_fitted(result, scores)
         message = self._not_converged_message(result)

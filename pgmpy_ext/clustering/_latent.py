@@ -28,14 +28,25 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 from scipy.special import expit, gammaln, logit
 
-from pgmpy_ext.stats import LatentClassLayout, latent_class_estep, latent_class_mixture_log_joint, unique_rows
+from pgmpy_ext.stats import (
+    LatentClassLayout,
+    latent_class_estep,
+    latent_class_mixture_log_joint,
+    pairwise_dependence_topk,
+    unique_rows,
+)
 from pgmpy_ext.utils import LOG_PROB_FLOOR, dirichlet_tables, iterate, logsumexp_rows
 
-__all__ = ["LATENT_COMBINES", "LATENT_METHODS", "LATENT_POLICIES", "LatentClassData", "LatentClassStart",
-           "align_starts", "combine_starts", "em_m_step", "latent_class_data", "latent_class_single_start",
-           "ma_step", "mixture_log_joint", "n_free_parameters", "posteriors_constant"]
+__all__ = ["LATENT_COMBINES", "LATENT_METHODS", "LATENT_POLICIES", "DistinctInit", "LatentClassData",
+           "LatentClassStart", "align_starts", "combine_starts", "dependency_seeds", "em_m_step",
+           "empirical_inclusion_prior", "latent_class_data", "latent_class_single_start", "ma_step",
+           "mixture_log_joint", "n_free_parameters", "n_selective_parameters", "posteriors_constant",
+           "relevance_log_odds", "seed_responsibilities", "select_m_step"]
 
-LATENT_METHODS = ("em", "ema")
+#: "em": EM on the naive Bayes; "ema": expectation model averaging over the selective naive Bayes (seed 001);
+#: "select": EM on one selective naive Bayes whose arcs are chosen in every M step by BIC (VarSelLCM's penalised EM,
+#: Marbac & Sedki 2017; issue 30).
+LATENT_METHODS = ("em", "ema", "select")
 LATENT_POLICIES = ("best", "uniform", "averaging")
 LATENT_COMBINES = ("parameters", "joints")
 
@@ -167,6 +178,9 @@ class LatentClassStart:
     components : (mix (M,), thetas (M, R, K), weights (M, K)) or None
         A mixture of joints (:func:`combine_starts` with ``combine="joints"``): the aligned starts and their mixing
         weights; ``resp`` and ``loglik`` are then the mixture's, ``theta``/``weights`` their average.
+    objective : float or None
+        The driver's objective at the end: ``loglik`` for EM and EMA, the BIC-penalised log-likelihood for the
+        selective EM (what its starts are compared by); None for combined starts.
     """
 
     theta: np.ndarray
@@ -180,6 +194,7 @@ class LatentClassStart:
     degenerate: bool = False
     start_logliks: np.ndarray = field(default_factory=lambda: np.zeros(0))
     components: tuple | None = None
+    objective: float | None = None
 
 
 def n_free_parameters(cards, n_clusters: int) -> int:
@@ -220,18 +235,65 @@ def _log_ml(counts: np.ndarray, totals: np.ndarray, cards_rows: np.ndarray, card
     return np.sum(gammaln(ra) - gammaln(ra + totals) + per_state, axis=1)
 
 
+def relevance_log_odds(layout: LatentClassLayout, counts: np.ndarray, alpha: float) -> np.ndarray:
+    r"""Per variable, :math:`\log ML_i^{C} - \log ML_i^{\emptyset}` of the expected counts (spec 4.4): the log Bayes
+    factor of the arc :math:`C \to X_i` (Bayesian-Dirichlet marginal likelihoods with ``alpha`` per cell, the
+    counts plugged in as if they were data), shape (n_vars,)."""
+    if alpha <= 0:
+        raise ValueError(f"alpha == {alpha}, EMA needs alpha > 0 (its marginal likelihoods are Dirichlet integrals).")
+    sv = layout.state_var
+    cards = np.asarray(layout.cards, dtype=np.float64)
+    dep_tot = layout.sum_by_variable(counts)  # (n_vars, K)
+    ind = counts.sum(axis=1, keepdims=True)  # (R, 1)
+    ind_tot = layout.sum_by_variable(ind)  # (n_vars, 1)
+    return (_log_ml(counts, dep_tot, cards[sv], cards, layout, alpha)
+            - _log_ml(ind, ind_tot, cards[sv], cards, layout, alpha))
+
+
+def empirical_inclusion_prior(log_bf: np.ndarray, *, max_iter: int = 500, tol: float = 1e-12) -> float:
+    r"""Empirical-Bayes probability :math:`\pi` of an arc :math:`C \to X_i` given every variable's log Bayes factor
+    (``structure_prior="auto"``, issue 30).
+
+    The arcs are independent Bernoulli(:math:`\pi`) a priori and :math:`\pi \sim` Beta(1, 1); :math:`\pi` is the
+    fixed point of :math:`\pi = (\sum_i w_i(\pi) + 1) / (n + 2)`, :math:`w_i(\pi) = \operatorname{expit}(
+    \operatorname{logit}\pi + \log BF_i)` (the Beta posterior mean given the arc posteriors; the iteration is EM for
+    the weight of a two-component mixture, so it converges monotonically). Many irrelevant variables give a small
+    :math:`\pi`, which is the multiplicity correction a fixed :math:`p_S = 1/2` lacks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> round(empirical_inclusion_prior(np.r_[np.full(5, 30.0), np.full(995, -3.0)]), 4)
+    0.006
+    """
+    log_bf = np.asarray(log_bf, dtype=np.float64)
+    n = log_bf.size
+    pi = 0.5
+    for _ in range(max_iter):
+        new = (float(np.sum(expit(logit(pi) + log_bf))) + 1.0) / (n + 2.0)
+        if abs(new - pi) <= tol:
+            return new
+        pi = new
+    return pi
+
+
 def ma_step(layout: LatentClassLayout, counts: np.ndarray, cluster_counts: np.ndarray, alpha: float,
             structure_prior=0.5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""EMA's closed-form model-averaging step (spec 4.4): ``(theta (R, K), weights (K,), arc_posterior (n_vars,))``.
 
     With :math:`E N_{ijk}` = ``counts`` (allele copies under ploidy), :math:`E N_{i-k} = \sum_j E N_{ijk}`,
     ``structure_prior`` :math:`p_S` the prior probability of each arc :math:`C \to X_i` (0.5: uniform over the
-    :math:`2^n` selective structures; 1: EM's naive Bayes; an array gives one per variable):
+    :math:`2^n` selective structures; 1: EM's naive Bayes; an array gives one per variable; ``"auto"``: the
+    empirical-Bayes :math:`\pi` of :func:`empirical_inclusion_prior` given these counts):
 
     .. math::
         w_i = \operatorname{expit}\big(\operatorname{logit} p_S + \log ML_i^{C} - \log ML_i^{\emptyset}\big), \quad
         \check\theta_{ijk} = w_i \frac{\alpha + E N_{ijk}}{r_i\alpha + E N_{ij}}
             + (1 - w_i) \frac{\alpha + E N_{i-k}}{r_i\alpha + E N_i}
+
+    This is the exact average over the :math:`2^n` structures of the posterior-mean parameters weighted by
+    :math:`p(S)\,p(D^{(t)} | S)` (the structure prior is modular, so the average factorises over the variables;
+    ``tests/clustering/test_latent.py`` checks it against the enumeration of every structure).
 
     Examples
     --------
@@ -250,15 +312,65 @@ def ma_step(layout: LatentClassLayout, counts: np.ndarray, cluster_counts: np.nd
     ind = counts.sum(axis=1, keepdims=True)  # (R, 1)
     ind_tot = layout.sum_by_variable(ind)  # (n_vars, 1)
     theta_ind = (ind + alpha) / (ind_tot[sv] + cards[sv][:, None] * alpha)
-    log_ml_dep = _log_ml(counts, dep_tot, cards[sv], cards, layout, alpha)
-    log_ml_ind = _log_ml(ind, ind_tot, cards[sv], cards, layout, alpha)
+    log_bf = relevance_log_odds(layout, counts, alpha)
+    if isinstance(structure_prior, str):
+        if structure_prior != "auto":
+            raise ValueError(f"structure_prior == {structure_prior!r}, must be a probability, one per variable or "
+                             "'auto'.")
+        structure_prior = empirical_inclusion_prior(log_bf)
     prior = np.broadcast_to(np.asarray(structure_prior, dtype=np.float64), (layout.n_vars,))
     with np.errstate(divide="ignore"):
-        w = expit(logit(prior) + log_ml_dep - log_ml_ind)
+        w = expit(logit(prior) + log_bf)
     theta = w[sv][:, None] * theta_dep + (1.0 - w[sv])[:, None] * theta_ind
     K = layout.n_clusters
     weights = (cluster_counts + alpha) / (cluster_counts.sum() + K * alpha)
     return theta, weights, w
+
+
+def _ml_loglik(counts: np.ndarray, layout: LatentClassLayout) -> np.ndarray:
+    """Per variable, :math:`\\sum_{jk} N_{ijk} \\log(N_{ijk} / N_{ij})` of count columns (R, J): the maximised
+    log-likelihood of the expected counts, shape (n_vars,)."""
+    tot = layout.sum_by_variable(counts)[layout.state_var]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(counts > 0, counts * np.log(counts / tot), 0.0)
+    return layout.sum_by_variable(t).sum(axis=1)
+
+
+def select_m_step(layout: LatentClassLayout, counts: np.ndarray, cluster_counts: np.ndarray, alpha: float,
+                  n_samples: float, min_prob: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""The M step of the selective latent-class EM (``method="select"``): ``(theta, weights, relevance)``.
+
+    VarSelLCM's penalised EM for categorical data (Marbac & Sedki 2017, BIC version): every variable's arc
+    :math:`C \to X_i` is kept when the gain in maximised expected log-likelihood beats its BIC price,
+
+    .. math::
+        \Delta_i = \sum_{jk} E N_{ijk} \log\frac{E N_{ijk}}{E N_{ij}} - \sum_k E N_{i-k}\log\frac{E N_{i-k}}{N}
+            - \tfrac{1}{2}(K - 1)(r_i - 1)\log N > 0,
+
+    and ``relevance`` is :math:`\operatorname{expit}(\Delta_i)`, the Schwarz (BIC) approximation of the posterior
+    probability of the arc with prior odds 1 (above 1/2 exactly when the arc is kept). A kept variable gets EM's
+    posterior-mean columns, a dropped one its marginal ``(alpha + E N_{i-k}) / (r_i alpha + N)`` in every column
+    (a root node, independent of the cluster).
+    """
+    theta, weights = em_m_step(layout, counts, cluster_counts, alpha, min_prob)
+    ind = counts.sum(axis=1, keepdims=True)
+    K = layout.n_clusters
+    cards = np.asarray(layout.cards, dtype=np.float64)
+    gain = _ml_loglik(counts, layout) - _ml_loglik(ind, layout)
+    delta = gain - 0.5 * (K - 1) * (cards - 1) * np.log(max(float(n_samples), 1.0))
+    keep = delta > 0
+    sv = layout.state_var
+    marg = (ind[:, 0] + alpha) / (layout.sum_by_variable(ind)[sv, 0] + cards[sv] * alpha)
+    rows = ~keep[sv]
+    theta[rows] = marg[rows][:, None]
+    return theta, weights, expit(delta)
+
+
+def n_selective_parameters(cards, n_clusters: int, relevant) -> int:
+    """Free parameters of a selective latent-class model: ``K - 1 + sum_v (r_v - 1) (K if relevant else 1)``."""
+    cards = np.asarray(cards, dtype=np.int64)
+    rel = np.asarray(relevant, dtype=bool)
+    return int(n_clusters - 1 + int(np.sum((cards - 1) * np.where(rel, n_clusters, 1))))
 
 
 def _random_params(layout: LatentClassLayout, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -304,22 +416,29 @@ def _init_resp(init, data: LatentClassData, n_clusters: int) -> np.ndarray:
 
 
 class _LatentClassSteps:
-    """The E and M steps of EM / EMA for :func:`pgmpy_ext.utils.iterate`; parameters are ``(theta, weights, arc)``
-    (``arc``: the arc posteriors of the last MA step, not a parameter of the convergence test)."""
+    """The E and M steps of EM / EMA / selective EM for :func:`pgmpy_ext.utils.iterate`; parameters are ``(theta,
+    weights, arc)`` (``arc``: the arc posteriors of the last MA step, or the relevance of the last selective M step;
+    not a parameter of the convergence test). The objective is the observed-data log-likelihood, or for ``"select"``
+    its BIC-penalised value (what the penalised EM increases and its starts are compared by)."""
 
     def __init__(self, lay, data, *, method, alpha, structure_prior, missing, min_prob, fixed_independent, estep):
         self.lay, self.data, self.method, self.alpha = lay, data, method, alpha
         self.structure_prior, self.missing, self.min_prob, self.estep = structure_prior, missing, min_prob, estep
         self.fixed = None if fixed_independent is None else np.asarray(fixed_independent, dtype=bool)
+        self.log_n = np.log(max(float(data.n_samples), 1.0)) if method == "select" else 0.0
 
     def e_step(self, params):
-        theta, weights, _ = params
+        theta, weights, arc = params
         log_theta, log_w = _log(theta), _log(weights)
         if self.estep is None:
             res = latent_class_estep(self.lay, self.data.codes, self.data.weights, log_theta, log_w, theta=theta,
                                      missing=self.missing, return_resp=True, check=False)
         else:
             res = self.estep(self.lay, log_theta, log_w, theta=theta, missing=self.missing)
+        if self.method == "select":
+            relevant = np.ones(self.lay.n_vars, bool) if np.isnan(arc).all() else arc > 0.5
+            k = n_selective_parameters(self.lay.cards, self.lay.n_clusters, relevant)
+            return res, res.loglik - 0.5 * k * self.log_n
         return res, res.loglik
 
     def m_step(self, res, params=None):
@@ -329,6 +448,8 @@ class _LatentClassSteps:
         lay, alpha = self.lay, self.alpha
         if self.method == "ema":
             return ma_step(lay, counts, nc, alpha, self.structure_prior)
+        if self.method == "select":
+            return select_m_step(lay, counts, nc, alpha, self.data.n_samples, self.min_prob)
         theta, weights = em_m_step(lay, counts, nc, alpha, self.min_prob)
         if self.fixed is None:
             return theta, weights, np.ones(lay.n_vars)
@@ -347,14 +468,75 @@ class _LatentClassSteps:
 
 
 #: The stopping rule of each method when none is given: EM's relative log-likelihood change (decision 2), EMA's
-#: L-infinity parameter change (decision 6; EMA is not monotone in the log-likelihood).
-DEFAULT_CONVERGENCE = {"em": ("objective", 1e-6), "ema": ("params", 0.01)}
+#: L-infinity parameter change (decision 6; EMA is not monotone in the log-likelihood); the selective EM's relative
+#: change of its penalised log-likelihood (as VarSelLCM).
+DEFAULT_CONVERGENCE = {"em": ("objective", 1e-6), "ema": ("params", 0.01), "select": ("objective", 1e-6)}
+
+
+@dataclass
+class DistinctInit:
+    """Initial posteriors of the *distinct* rows (``resp`` (U, K), rows summing to 1), e.g. from an EM on a few
+    variables (:func:`dependency_seeds`); the first M step uses them, weighted by the rows' multiplicities."""
+
+    resp: np.ndarray
+
+
+def dependency_seeds(data: LatentClassData, n_seeds: int, *, n_partners: int = 4, alpha: float = 1.0,
+                     n_jobs: int | None = 1) -> list[np.ndarray]:
+    """The variable sets the ``init="dependency"`` starts cluster first: the most mutually dependent variables.
+
+    Every variable's ``n_partners`` most dependent partners are found by the BD log Bayes factor of pairwise
+    dependence (:func:`pgmpy_ext.stats.pairwise_dependence_topk`, weighted by the distinct rows' multiplicities,
+    missing cells pairwise available-case); a variable's score is the sum of those ``n_partners`` factors, and
+    seed ``s`` is the ``s``-th best variable with its partners (ties: the smaller index). Variables that all depend
+    on a hidden cluster are dependent in pairs, irrelevant ones are not, so with many irrelevant variables the top
+    seeds are sets of relevant ones, where a random start is dominated by noise (issue 30). With ploidy the
+    allele copies are not used (the first copy stands for the variable). Returns ``n_seeds`` sorted index arrays
+    (fewer when there are fewer variables).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.integers(0, 2, 300)
+    >>> rel = np.where(rng.random((300, 3)) < 0.9, z[:, None], 1 - z[:, None])
+    >>> d = latent_class_data(np.c_[rng.integers(0, 3, (300, 5)), rel], [3] * 5 + [2] * 3)
+    >>> [s.tolist() for s in dependency_seeds(d, 2, n_partners=2)]
+    [[5, 6, 7], [5, 6, 7]]
+    """
+    p = data.n_vars
+    if p == 0 or n_seeds <= 0:
+        return []
+    codes = data.codes[:, ::data.ploidy] if data.ploidy > 1 else data.codes
+    k = min(int(n_partners), p - 1)
+    idx, val = pairwise_dependence_topk(codes, data.cards, weights=data.weights, k=k, alpha=alpha, n_jobs=n_jobs)
+    score = np.where(np.isfinite(val), val, 0.0).sum(axis=1) if k > 0 else np.zeros(p)
+    order = np.lexsort((np.arange(p), -score))  # best first, ties to the smaller index
+    return [np.sort(np.r_[i, idx[i][idx[i] >= 0]]).astype(np.intp) for i in order[:int(n_seeds)]]
+
+
+def seed_responsibilities(data: LatentClassData, variables, n_clusters: int, rng: np.random.Generator, *,
+                          alpha: float = 1.0, n_init: int = 5, missing: str = "impute") -> DistinctInit:
+    """Posteriors of the distinct rows under the best of ``n_init`` EM starts on ``variables`` only (the start of
+    one ``init="dependency"`` run); the draws come from ``rng``."""
+    variables = np.asarray(variables, dtype=np.intp)
+    P = data.ploidy
+    cols = (variables[:, None] * P + np.arange(P)[None, :]).ravel()
+    sub = LatentClassData(np.ascontiguousarray(data.codes[:, cols]), data.weights, np.arange(len(data.weights)),
+                          data.cards[variables].copy(), P, len(data.weights), data.weights)
+    best = None
+    for child in rng.spawn(int(n_init)):
+        s = latent_class_single_start(sub, n_clusters, child, method="em", alpha=alpha, missing=missing)
+        if best is None or s.loglik > best.loglik:
+            best = s
+    return DistinctInit(best.resp)
 
 
 def latent_class_single_start(data: LatentClassData, n_clusters: int, rng: np.random.Generator, *,
                               method: str = "em", alpha: float = 1.0, structure_prior=0.5, tol="auto",
                               criterion=None, max_iter: int = 1000, init="random", missing: str = "impute",
-                              min_prob: float = 0.0, fixed_independent=None, estep=None) -> LatentClassStart:
+                              min_prob: float = 0.0, fixed_independent=None, estep=None,
+                              callback=None) -> LatentClassStart:
     """One start of EM (``method="em"``) or EMA (``"ema"``) from its own generator, on the shared driver
     (:func:`pgmpy_ext.utils.iterate`).
 
@@ -364,11 +546,13 @@ def latent_class_single_start(data: LatentClassData, n_clusters: int, rng: np.ra
     n_clusters : int
     rng : numpy.random.Generator
         The only source of randomness (the random initial parameters).
-    method : {"em", "ema"}
+    method : {"em", "ema", "select"}
+        EM, EMA (spec 4), or the selective EM whose arcs are chosen by BIC in every M step (:func:`select_m_step`).
     alpha : float, default 1.0
         Dirichlet pseudo-count per cell (0 = maximum likelihood, EM only).
-    structure_prior : float or array (n_vars,), default 0.5
-        EMA's prior probability of each arc ``C -> X_v``; 0.5 is the thesis's uniform prior over structures.
+    structure_prior : float, array (n_vars,) or "auto", default 0.5
+        EMA's prior probability of each arc ``C -> X_v``; 0.5 is the thesis's uniform prior over structures,
+        "auto" the empirical-Bayes probability of :func:`empirical_inclusion_prior` in every MA step.
     tol, criterion : float and {"objective", "params"}, or equal-length sequences of both; default by method
         The stopping rule (:func:`pgmpy_ext.utils.iterate`): EM stops when the log-likelihood changes by at most
         ``tol * |LL|`` (``("objective", 1e-6)``, decision 2), EMA when no parameter moves by more than ``tol``
@@ -376,8 +560,10 @@ def latent_class_single_start(data: LatentClassData, n_clusters: int, rng: np.ra
         criterion. Sequences combine rules (the run stops when any holds), e.g. the chapter-7 reproductions' EM
         ``criterion=("objective", "params"), tol=(1e-6, 0.01)``; ``tol=None`` runs ``max_iter`` iterations.
     max_iter : int, default 1000
-    init : "random", labels (n_rows,) or responsibilities (n_rows, K)
-        "random": Dirichlet(1) parameters (decision 7); labels/responsibilities: the first M step uses them.
+    init : "random", labels (n_rows,), responsibilities (n_rows, K) or DistinctInit
+        "random": Dirichlet(1) parameters (decision 7); labels/responsibilities of the training rows, or
+        :class:`DistinctInit` posteriors of the distinct rows (e.g. :func:`seed_responsibilities`): the first M step
+        uses them.
     missing : {"impute", "available_case"}
         Expected counts of missing cells (see :func:`pgmpy_ext.stats.latent_class_estep`).
     min_prob : float, default 0
@@ -392,6 +578,9 @@ def latent_class_single_start(data: LatentClassData, n_clusters: int, rng: np.ra
         cardinalities (and the rows of an ``init`` other than "random"). The start's ``resp`` is None (no
         per-row posteriors are gathered), and its ``degenerate`` flag only reflects the arc posteriors: the caller
         tests the posteriors with :func:`posteriors_constant` from a summary of the rows when it needs to.
+    callback : callable, optional
+        ``callback(n_iter, (theta, weights, arc), estep, objective)`` after every E step (the driver's hook), e.g.
+        to follow the arc posteriors through the iterations.
     """
     if method not in LATENT_METHODS:
         raise ValueError(f"method == {method!r}, must be one of {LATENT_METHODS}.")
@@ -401,21 +590,31 @@ def latent_class_single_start(data: LatentClassData, n_clusters: int, rng: np.ra
     lay = data.layout(n_clusters)
     steps = _LatentClassSteps(lay, data, method=method, alpha=alpha, structure_prior=structure_prior,
                               missing=missing, min_prob=min_prob, fixed_independent=fixed_independent, estep=estep)
-    if isinstance(init, str):
+    if isinstance(init, DistinctInit):
+        resp_u = np.asarray(init.resp, dtype=np.float64)
+        if resp_u.shape != (len(data.weights), lay.n_clusters):
+            raise ValueError(f"DistinctInit.resp has shape {resp_u.shape}, expected ({len(data.weights)}, "
+                             f"{lay.n_clusters}).")
+        counts, nc = _counts_from_resp(lay, data, resp_u * data.weights[:, None])
+        fit = iterate(steps, None, stats=_Counts(counts, nc), tol=tol, max_iter=max_iter, criterion=criterion,
+                      callback=callback)
+    elif isinstance(init, str):
         if init != "random":
             raise ValueError(f"init == {init!r}, must be 'random', labels or responsibilities.")
         theta, weights = _random_params(lay, rng)
-        fit = iterate(steps, (theta, weights, np.full(lay.n_vars, np.nan if method == "ema" else 1.0)), tol=tol,
-                      max_iter=max_iter, criterion=criterion)
+        fit = iterate(steps, (theta, weights, np.full(lay.n_vars, 1.0 if method == "em" else np.nan)), tol=tol,
+                      max_iter=max_iter, criterion=criterion, callback=callback)
     else:
         counts, nc = _counts_from_resp(lay, data, _init_resp(init, data, lay.n_clusters))
-        fit = iterate(steps, None, stats=_Counts(counts, nc), tol=tol, max_iter=max_iter, criterion=criterion)
+        fit = iterate(steps, None, stats=_Counts(counts, nc), tol=tol, max_iter=max_iter, criterion=criterion,
+                      callback=callback)
     theta, weights, arc = fit.params
     resp = fit.stats.resp
-    degenerate = bool(method == "ema" and (np.nanmax(arc, initial=0.0) < 1e-6
-                                           or (resp is not None and posteriors_constant(resp))))
-    return LatentClassStart(theta, weights, arc, float(fit.objective), fit.trace, fit.n_iter, fit.converged, resp,
-                            degenerate)
+    no_arc = {"em": False, "ema": np.nanmax(arc, initial=0.0) < 1e-6, "select": np.nanmax(arc, initial=0.0) <= 0.5}
+    degenerate = bool(method != "em" and (no_arc[method] or (resp is not None and posteriors_constant(resp))))
+    loglik = float(fit.stats.loglik) if method == "select" else float(fit.objective)
+    return LatentClassStart(theta, weights, arc, loglik, fit.trace, fit.n_iter, fit.converged, resp, degenerate,
+                            objective=float(fit.objective))
 
 
 @dataclass

@@ -19,11 +19,14 @@ from pgmpy_ext.clustering._latent import (
     LatentClassData,
     LatentClassStart,
     combine_starts,
+    dependency_seeds,
     latent_class_data,
     latent_class_single_start,
     mixture_log_joint,
     n_free_parameters,
+    n_selective_parameters,
     posteriors_constant,
+    seed_responsibilities,
 )
 from pgmpy_ext.dask import is_dask_collection
 from pgmpy_ext.data import EncodedData
@@ -31,13 +34,18 @@ from pgmpy_ext.models import cpds_from_counts, sorted_parents
 from pgmpy_ext.stats import MISSING_POLICIES, latent_class_log_joint
 from pgmpy_ext.utils import LOG_PROB_FLOOR, Interval, Options, fill_doc
 
-__all__ = ["EMAClustering", "LatentClassEM"]
+__all__ = ["EMAClustering", "LatentClassEM", "SelectiveLatentClassClustering"]
+
+#: The starts of the latent-class clusterers: random parameters (the thesis's, decision 7) or EM on the most
+#: mutually dependent variables first (issue 30).
+LATENT_INITS = ("random", "dependency")
 
 
 class _LatentClassBase(BaseBNMixture):
     """What LatentClassEM and EMAClustering share: encoding with missing cells, distinct rows, the export."""
 
     _fit_allows_missing = True
+    _indexed_starts = True
     _method = "em"
 
     def __sklearn_tags__(self):
@@ -46,7 +54,7 @@ class _LatentClassBase(BaseBNMixture):
         return tags
 
     _parameter_constraints = {**BaseBNMixture._parameter_constraints, "missing": [Options(MISSING_POLICIES)],
-                              "init": [Options("random"), "array-like"]}
+                              "init": [Options(LATENT_INITS), "array-like"]}
 
     def _check_params(self):
         super()._check_params()
@@ -59,13 +67,28 @@ class _LatentClassBase(BaseBNMixture):
     def _prepare_starts(self, data) -> LatentClassData:
         prepared = latent_class_data(data.codes, data.cards, row_labels=self._fit_index_)
         check_clusters_fit_rows(self.n_clusters, len(prepared.weights))
+        self._seeds_ = self._dependency_seeds(prepared)
         return prepared
+
+    def _dependency_seeds(self, prepared: LatentClassData) -> list | None:
+        """With ``init="dependency"``, the variable set every start clusters first (:func:`dependency_seeds`: the
+        ``n_init`` most mutually dependent variables, each with its ``max(4, n_clusters + 2)`` most dependent
+        partners; pairwise Bayes factors with a Dirichlet(1) per cell)."""
+        if not (isinstance(self.init, str) and self.init == "dependency"):
+            return None
+        n_jobs = self.n_jobs if self.n_jobs is not None else 1
+        return dependency_seeds(prepared, int(self.n_init), n_partners=max(4, int(self.n_clusters) + 2),
+                                n_jobs=n_jobs)
 
     def _start_options(self) -> dict:
         raise NotImplementedError
 
-    def _single_start(self, prepared: LatentClassData, rng: np.random.Generator) -> LatentClassStart:
+    def _single_start(self, prepared: LatentClassData, index: int, rng: np.random.Generator) -> LatentClassStart:
         init = self.init if isinstance(self.init, str) else np.asarray(self.init)
+        seeds = self.__dict__.get("_seeds_")
+        if seeds is not None:  # init="dependency": EM on the start's seed variables gives the first M step
+            init = (seed_responsibilities(prepared, seeds[index], int(self.n_clusters), rng, alpha=float(self.alpha),
+                                          missing=self.missing) if index < len(seeds) else "random")
         return latent_class_single_start(prepared, int(self.n_clusters), rng, method=self._method,
                                          alpha=float(self.alpha), max_iter=int(self.max_iter), init=init,
                                          missing=self.missing, estep=self._dask_estep(),
@@ -131,6 +154,7 @@ class _LatentClassBase(BaseBNMixture):
             return super().fit(X, y)
         finally:
             self.__dict__.pop("_prepared_", None)
+            self.__dict__.pop("_seeds_", None)
 
     def _fit_dask(self, X):
         """``fit`` on a dask DataFrame (``pgmpy-ext[dask]``): every partition is reduced to its distinct rows and
@@ -150,9 +174,9 @@ class _LatentClassBase(BaseBNMixture):
         from pgmpy_ext import dask as pgmpy_dask
 
         self._check_params()
-        if not isinstance(self.init, str):
-            raise ValueError("init labels or responsibilities need the training rows in memory; with a dask DataFrame "
-                             "use init='random'.")
+        if not (isinstance(self.init, str) and self.init == "random"):
+            raise ValueError(f"init={self.init if isinstance(self.init, str) else 'labels'!r} needs the training rows "
+                             "in memory; with a dask DataFrame use init='random'.")
         data = pgmpy_dask.encode(X, missing="skip")
         self._check_n_vars(len(data.columns))
         self.n_features_in_ = len(data.columns)
@@ -167,7 +191,8 @@ class _LatentClassBase(BaseBNMixture):
         try:
             starts, scores, best = best_of_starts(partial(self._single_start, prepared), int(self.n_init),
                                                   self.random_state, self._start_score, n_jobs=1,
-                                                  show_progress=self.show_progress, desc=self._progress_desc())
+                                                  show_progress=self.show_progress, desc=self._progress_desc(),
+                                                  indexed=True)
             result = self._combine_starts(prepared, starts, scores, best)
             self._set_fitted(result, scores)
         finally:
@@ -186,19 +211,39 @@ class _LatentClassBase(BaseBNMixture):
             return mixture_log_joint(self._layout_, codes, self._components_)
         return latent_class_log_joint(self._layout_, codes, self._log_theta_, self._log_prior_)
 
+    def _relevance(self) -> np.ndarray | None:
+        """Per feature, the probability that it depends on the cluster (EMA's arc posteriors, the selective EM's
+        relevance); None for EM (every arc present). Stored on ``model_``'s feature nodes as ``"relevance"``."""
+        return None
+
+    def _child_features(self, features) -> list:
+        """The features that are children of the cluster node in ``model_`` (all but the selective EM's dropped
+        ones)."""
+        return list(features)
+
     def _build_models(self) -> None:
         C = self.cluster_node_
         features = list(self.encoder_.columns)
         lay = self._layout_
         if self._components_ is not None:
             self.model_ = self._build_mixture_network(C, features, lay)
-            return
-        parents = {C: [], **{f: [C] for f in features}}
-        tables = {C: self.weights_, **{f: lay.block_at(self.theta_.ravel(), v) for v, f in enumerate(features)}}
-        model = DiscreteBayesianNetwork([(C, f) for f in features], latents={C})
-        model.add_nodes_from([C])
-        model.add_cpds(*cpds_from_counts(tables, parents, self._cluster_states(), alpha=0.0))
-        self.model_ = model
+        else:
+            children = set(self._child_features(features))
+            parents = {C: [], **{f: ([C] if f in children else []) for f in features}}
+            tables = {C: self.weights_}
+            for v, f in enumerate(features):
+                block = lay.block_at(self.theta_.ravel(), v)
+                tables[f] = block if f in children else block[:, :1]  # a root node: its (identical) columns once
+            model = DiscreteBayesianNetwork()
+            model.add_nodes_from([C, *features])  # with no child, the cluster node exists before it is declared
+            model.add_edges_from([(C, f) for f in features if f in children])
+            model.latents = {C}
+            model.add_cpds(*cpds_from_counts(tables, parents, self._cluster_states(), alpha=0.0))
+            self.model_ = model
+        relevance = self._relevance()
+        if relevance is not None:
+            for f, r in zip(features, relevance):
+                self.model_.nodes[f]["relevance"] = float(r)
 
     def _build_mixture_network(self, C, features, lay) -> DiscreteBayesianNetwork:
         """The mixture of joints as one network: a latent ``start`` root (P(start = m) = the mixing weights) is a
@@ -260,8 +305,12 @@ class LatentClassEM(_LatentClassBase):
         Stop when the observed-data log-likelihood changes by at most ``tol * |LL|`` between iterations (relative
         change, decision 2).
     max_iter : int, default 1000
-    init : "random", labels (n_samples,) or responsibilities (n_samples, n_clusters), default "random"
-        Given labels or responsibilities give the first M step (every start then starts there).
+    init : "random", "dependency", labels (n_samples,) or responsibilities (n_samples, n_clusters), default "random"
+        "random": Dirichlet(1) parameters (decision 7). "dependency": start ``s`` first fits EM (5 random starts) on
+        the ``s``-th most mutually dependent variable and its most dependent partners (pairwise Bayes factors) and
+        continues on every variable from those posteriors; with many irrelevant variables a random start is
+        dominated by them (issue 30, ``docs/decisions/issue30-relevance.md``). Given labels or responsibilities give
+        the first M step (every start then starts there).
     missing : {"impute", "available_case"}, default "impute"
         NaN/None cells, summed out exactly in the E step and at predict either way. What a missing cell adds to
         the M step's counts: ``P(C=j | x) P(X=k | C=j)`` (``"impute"``, exact EM under missing at random) or
@@ -346,9 +395,12 @@ class EMAClustering(_LatentClassBase):
     n_clusters : int, default 2
     alpha : float, default 1.0
         Dirichlet pseudo-count of every cell of both options and of the cluster (> 0).
-    structure_prior : float in [0, 1] or array (n_features,), default 0.5
+    structure_prior : float in [0, 1], array (n_features,) or "auto", default 0.5
         Prior probability of each arc ``C -> X_i``; 0.5 is the thesis's uniform prior over the 2^n structures
-        (spec 13: ``structure_prior=0.5`` is :math:`p_S \equiv 1`); 1 forces every arc and gives EM.
+        (spec 13: ``structure_prior=0.5`` is :math:`p_S \equiv 1`); 1 forces every arc and gives EM. "auto": the
+        arcs share an unknown inclusion probability :math:`\pi \sim` Beta(1, 1), estimated in every MA step by
+        empirical Bayes (``inclusion_prior_``); with many irrelevant variables :math:`\pi` is small, which a fixed
+        0.5 ignores (issue 30).
     tol : float, default 0.01
         Stop when no parameter (a conditional probability or a cluster weight) moves by more than ``tol`` in an
         iteration (L-infinity; the thesis's rule and value, decision 6: EMA is not monotone in the log-likelihood,
@@ -366,7 +418,12 @@ class EMAClustering(_LatentClassBase):
     Attributes
     ----------
     arc_posterior_ : float64 (n_features,)
-        Posterior probability of the arc ``cluster -> feature`` (the relevance of each feature to the clustering).
+        Posterior probability of the arc ``cluster -> feature`` (the relevance of each feature to the clustering);
+        also the ``relevance`` attribute of every feature node of ``model_`` (``model_.nodes[f]["relevance"]``,
+        written as a BIF property).
+    inclusion_prior_ : float
+        The arcs' prior probability in the last MA step (``structure_prior``, or its empirical-Bayes value with
+        "auto"; the mean over features when one per feature is given).
     degenerate_ : bool
         The best start sits on the trivial fixed point (every arc posterior ~0, identical clusters; spec 4.8).
     labels_, weights_, theta_, log_likelihood_, ll_trace_, n_iter_, converged_, start_scores_, model_
@@ -408,14 +465,19 @@ class EMAClustering(_LatentClassBase):
     #: likelihood).
     _parameter_constraints = {**_LatentClassBase._parameter_constraints,
                               "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-                              "structure_prior": [Interval(numbers.Real, 0, 1), "array-like"],
+                              "structure_prior": [Interval(numbers.Real, 0, 1), Options("auto"), "array-like"],
                               "policy": [Options(LATENT_POLICIES)], "combine": [Options(LATENT_COMBINES)]}
+
+    def _auto_prior(self) -> bool:
+        return isinstance(self.structure_prior, str) and self.structure_prior == "auto"
 
     def _check_params(self):
         super()._check_params()
+        if self._auto_prior():
+            return
         p = np.asarray(self.structure_prior, dtype=np.float64)
         if p.ndim > 1 or not np.all((p >= 0) & (p <= 1)):
-            raise ValueError(f"structure_prior must be a probability in [0, 1] or one per feature; got {p}.")
+            raise ValueError(f"structure_prior must be a probability in [0, 1], one per feature or 'auto'; got {p}.")
 
     def _prepare_starts(self, data) -> LatentClassData:
         prepared = super()._prepare_starts(data)
@@ -423,13 +485,15 @@ class EMAClustering(_LatentClassBase):
         return prepared
 
     def _check_n_vars(self, n_vars: int) -> None:
+        if self._auto_prior():
+            return
         p = np.asarray(self.structure_prior, dtype=np.float64)
         if p.ndim == 1 and p.shape[0] != n_vars:
             raise ValueError(f"structure_prior has {p.shape[0]} entries for {n_vars} features.")
 
     def _start_options(self) -> dict:
-        return {"tol": float(self.tol), "criterion": "params",
-                "structure_prior": np.asarray(self.structure_prior, float)}
+        prior = "auto" if self._auto_prior() else np.asarray(self.structure_prior, float)
+        return {"tol": float(self.tol), "criterion": "params", "structure_prior": prior}
 
     def _combine_starts(self, prepared, starts, scores, best):
         self._prepared_ = prepared
@@ -449,3 +513,128 @@ class EMAClustering(_LatentClassBase):
         super()._set_fitted(result, scores)
         self.arc_posterior_ = np.asarray(result.arc_posterior, dtype=np.float64)
         self.degenerate_ = bool(result.degenerate)
+        if self._auto_prior():  # the fixed point pi = (sum_i w_i + 1) / (n + 2) of the last MA step
+            self.inclusion_prior_ = float((np.nansum(self.arc_posterior_) + 1.0) / (self.arc_posterior_.size + 2.0))
+        else:
+            self.inclusion_prior_ = float(np.mean(np.asarray(self.structure_prior, dtype=np.float64)))
+
+    def _relevance(self) -> np.ndarray:
+        return self.arc_posterior_
+
+
+@fill_doc
+class SelectiveLatentClassClustering(_LatentClassBase):
+    r"""Latent-class clustering that selects the variables the clusters depend on (a selective naive Bayes).
+
+    Each feature is either a child of the hidden cluster (``P(X_i | C)``) or independent of it (a root node with
+    ``P(X_i)``), the model class EMA averages over (seed 001 section 7.3.1). Here one structure is chosen with the
+    clusters, by the penalised EM of VarSelLCM for categorical data (Marbac & Sedki 2017, BIC version): every M
+    step keeps the arc ``C -> X_i`` when its gain in expected log-likelihood beats its BIC price
+    :math:`\tfrac12 (K - 1)(r_i - 1) \log N`, so irrelevant features stop shaping the clusters instead of
+    drowning them; the starts are compared by the BIC-penalised log-likelihood (the selective model's parameters
+    counted), which a fit to noise does not win. The default starts cluster the most mutually dependent features
+    first (``init="dependency"``): with most features irrelevant, a random start is dominated by them and no M
+    step can recover (issue 30; design note ``docs/decisions/issue30-relevance.md``).
+
+    Parameters
+    ----------
+    n_clusters : int, default 2
+    alpha : float, default 1.0
+        Dirichlet pseudo-count per cell of the fitted tables (0 = maximum likelihood); the arc decisions use the
+        maximised expected log-likelihood.
+    n_init : int, default 20
+        Starts; the best by the BIC-penalised log-likelihood is kept.
+    init : "dependency", "random", labels (n_samples,) or responsibilities (n_samples, n_clusters), default "dependency"
+        As in :class:`LatentClassEM`.
+    tol : float, default 1e-6
+        Stop when the penalised log-likelihood changes by at most ``tol * |value|``.
+    max_iter : int, default 1000
+    missing : {"impute", "available_case"}, default "impute"
+        As in :class:`LatentClassEM`.
+    random_state : None, int or numpy.random.Generator
+    %(n_jobs)s
+    show_progress : bool, default False
+    handle_unknown : {"ignore", "error"}, default "ignore"
+
+    Attributes
+    ----------
+    relevance_ : float64 (n_features,)
+        Per feature, :math:`\operatorname{expit}(\Delta_i)` with :math:`\Delta_i` the BIC gain of the arc
+        ``cluster -> feature`` at the final posteriors: the Schwarz approximation of the posterior probability that
+        the feature depends on the cluster (prior odds 1); above 1/2 exactly for the kept features. Also the
+        ``relevance`` attribute of every feature node of ``model_`` (written as a BIF property).
+    relevant_features_ : ndarray of str
+        The features that are children of the cluster node.
+    labels_, weights_, theta_, log_likelihood_, n_iter_, converged_, model_
+        As in :class:`LatentClassEM`; in ``model_`` the dropped features are root nodes (no arc from the cluster).
+    ll_trace_ : float64 (n_iter_ + 1,)
+        The penalised log-likelihood of every iterate of the best start.
+    start_scores_ : float64 (n_init,)
+        Every start's penalised log-likelihood (``log_likelihood_ - n_parameters / 2 * log(n_samples)``).
+    degenerate_ : bool
+        No feature was kept (the clusters are identical).
+
+    See Also
+    --------
+    EMAClustering : averages over the same structures instead of choosing one.
+    LatentClassEM : every feature a child of the cluster.
+
+    References
+    ----------
+    Marbac, M. and Sedki, M. (2017). Variable selection for model-based clustering using the integrated
+    complete-data likelihood. Statistics and Computing 27(4), 1049-1063 (and the VarSelLCM package).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.integers(0, 2, 200)
+    >>> X = pd.DataFrame({f"x{i}": np.where(rng.random(200) < 0.85, z, 1 - z) for i in range(4)})
+    >>> for i in range(40):
+    ...     X[f"noise{i}"] = rng.integers(0, 3, 200)
+    >>> sel = SelectiveLatentClassClustering(2, n_init=5, random_state=0).fit(X)
+    >>> sel.relevant_features_.tolist()  # one noise column happens to follow the clusters
+    ['x0', 'x1', 'x2', 'x3', 'noise25']
+    >>> sel.model_.get_parents("noise0"), round(sel.model_.nodes["noise0"]["relevance"], 3)
+    ([], 0.005)
+    >>> float(max(np.mean(sel.labels_ == z), np.mean(sel.labels_ != z)))
+    0.94
+    """
+
+    _method = "select"
+
+    def __init__(self, n_clusters=2, *, alpha=1.0, n_init=20, init="dependency", tol=1e-6, max_iter=1000,
+                 missing="impute", random_state=None, n_jobs=None, show_progress=False, handle_unknown="ignore"):
+        self.n_clusters = n_clusters
+        self.alpha = alpha
+        self.n_init = n_init
+        self.init = init
+        self.tol = tol
+        self.max_iter = max_iter
+        self.missing = missing
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.show_progress = show_progress
+        self.handle_unknown = handle_unknown
+
+    def _start_options(self) -> dict:
+        return {"tol": float(self.tol), "criterion": "objective"}
+
+    def _start_score(self, result: LatentClassStart) -> float:
+        return float(result.objective)
+
+    def _set_fitted(self, result: LatentClassStart, scores: np.ndarray) -> None:
+        super()._set_fitted(result, scores)
+        self.relevance_ = np.asarray(result.arc_posterior, dtype=np.float64)
+        self.relevant_features_ = np.asarray([f for f, r in zip(self.encoder_.columns, self.relevance_) if r > 0.5],
+                                             dtype=object)
+        self.degenerate_ = bool(result.degenerate)
+
+    def _relevance(self) -> np.ndarray:
+        return self.relevance_
+
+    def _child_features(self, features) -> list:
+        return [f for f, r in zip(features, self.relevance_) if r > 0.5]
+
+    def _n_parameters(self) -> int:
+        return n_selective_parameters(self.encoder_.cards, int(self.n_clusters), self.relevance_ > 0.5)

@@ -103,7 +103,8 @@ class _TreeBNBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
     def _fit_member(self, codes: np.ndarray, cols) -> tuple[object, float]:
         """A fresh BN classifier on the columns ``cols``; (member, resubstitution error on its training rows)."""
         # default: the thesis's member, WEKA's K2 (pseudo-count 0.5 for the BAYES score and the CPTs)
-        member = clone(self.bbn) if self.bbn is not None else K2Classifier(alpha=0.5, n_jobs=self.n_jobs)
+        member = (clone(self.bbn) if self.bbn is not None
+                  else K2Classifier(alpha=0.5, parent_prior="uniform", n_jobs=self.n_jobs))
         Xm = self._member_frame(codes, cols)
         member.fit(Xm, pd.Series(self._y, name=self._y_name) if self._y_name is not None else self._y)
         err = float(np.mean(member.predict(Xm) != self._y))
@@ -165,8 +166,9 @@ class BBNDTClassifier(_TreeBNBase):
         (``DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2)``) works too (it sees the integer state
         codes). A fresh clone is fitted.
     bbn : classifier, optional
-        The Bayesian-network classifier on ``X'``: default ``K2Classifier(alpha=0.5)`` (WEKA K2, at most 5 parents,
-        BAYES score and CPT pseudo-count 0.5, the thesis's member). A fresh clone is fitted.
+        The Bayesian-network classifier on ``X'``: default ``K2Classifier(alpha=0.5, parent_prior="uniform")``
+        (WEKA K2, at most 5 parents, BAYES score and CPT pseudo-count 0.5, the thesis's member). A fresh clone is
+        fitted.
     %(n_jobs)s
     handle_unknown : {"ignore", "error"}, default "ignore"
         A feature value unseen at fit: summed out (``"ignore"``) or refused with its column, value and row.

@@ -74,12 +74,17 @@ register("seed001-tables7.4-7.6", "Santafe thesis Tables 7.4-7.6: multi-start EM
 register("seed001-tables7.1-7.2", "Santafe thesis Tables 7.1/7.2: multi-start EMA vs EM (W/D/L of the "
          "co-membership Hamming distance) on random selective naive Bayes and random BN-classifier generators",
          "_seed001_tables71_72")
+register("seed001-tables7.1-7.2-ml-em", "Santafe thesis Tables 7.1/7.2 against the maximum-likelihood EM baseline "
+         "(AMBIG-3) beside the Dirichlet(1) one, on the same models, samples and EMA fits", "_seed001_tables71_72_ml")
 register("seed001-figs7.2-7.3", "Santafe thesis Figs 7.2/7.3: multi-start EMA vs the brute-force Bayesian model "
          "average over all 2^n selective naive Bayes (Candidate method), KL in bits against random-model thresholds",
          "_seed001_figs72_73")
 register("seed001-model-detection", "Santafe thesis section 7.5.2 (Figs 7.4/7.5, reconstructed): EMA's independence "
          "measure I_P separates the cluster-dependent from the independent variables as N grows",
          "_seed001_model_detection")
+register("seed001-ema-relevance", "Issue 30: EMA's MA step against the enumeration of every selective structure, "
+         "the plug-in of expected counts against the exact structure posterior, the arc posteriors through the "
+         "iterations of a noisy run and what Best Choice keeps", "_seed001_ema_relevance")
 register("seed001-table7.3", "Santafe thesis Table 7.3: leukemia (Golub, 72 and 38 samples, all 7,129 probes, "
          "tertiles) clustered by multi-start EM vs EMA (UA, Av, BC)", "_seed001_table73")
 register("seed004-ch2", "Pansombut thesis ch. 2 (Tables 2.3-2.6): K2/HC/tabu/PC/TAN with and without C4.5 feature "

@@ -20,13 +20,14 @@ def seed_sequence(*keys: int) -> np.random.Generator:
 
 def fit_multistart(codes, cards, n_clusters: int, method: str, n_init: int, rng, *, policy: str = "best",
                    params_tol: float = 0.01, tol: float = 1e-6, max_iter: int = 1000, data=None,
-                   return_starts=False):
+                   return_starts=False, alpha: float = 1.0):
     """``n_init`` starts of EM or EMA (spawned children of ``rng``, :func:`pgmpy_ext.utils.run_starts`) combined with
     ``policy``.
 
     Returns ``(combined start, data)``, plus the list of starts when ``return_starts``. EM and EMA share the
     Dirichlet(1) priors and the parameter L-infinity rule ``params_tol`` (decision 6); EM also stops at the relative
     log-likelihood change ``tol`` (decision 2), whichever comes first (the driver's two criteria together).
+    ``alpha`` is the Dirichlet pseudo-count (``alpha=0`` with ``method="em"``: maximum-likelihood EM, AMBIG-3).
     """
     from functools import partial
 
@@ -37,7 +38,7 @@ def fit_multistart(codes, cards, n_clusters: int, method: str, n_init: int, rng,
         data = latent_class_data(np.ascontiguousarray(codes, dtype=np.int32), np.asarray(cards))
     rules = {"criterion": ("objective", "params"), "tol": (tol, params_tol)} if method == "em" else \
         {"criterion": "params", "tol": params_tol}
-    starts = run_starts(partial(latent_class_single_start, data, n_clusters, method=method, alpha=1.0,
+    starts = run_starts(partial(latent_class_single_start, data, n_clusters, method=method, alpha=float(alpha),
                                 max_iter=max_iter, **rules), n_init, rng)
     best = combine_starts(data, starts, policy)
     return (best, data, starts) if return_starts else (best, data)

@@ -16,6 +16,7 @@ When the shared data are absent, the report says so and only the synthetic stand
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -24,7 +25,8 @@ import numpy as np
 from pgmpy_ext.experiments._common import md_table, pm, report_path, run_facts, write_report
 from pgmpy_ext.experiments._seed001_ch7_common import fit_multistart, labels_of, seed_sequence
 
-__all__ = ["TABLE_73", "discretize_tertiles", "load_leukemia", "run"]
+__all__ = ["TABLE_73", "discretize_equal_width_log", "discretize_tertiles", "load_leukemia", "load_leukemia_raw",
+           "run"]
 
 #: Table 7.3: matched accuracy (%), mean and sd.
 TABLE_73 = {"EM": (58.86, 6.53), "EMA (UA)": (79.31, 7.13), "EMA (Av)": (85.28, 10.6), "EMA (BC)": (82.50, 3.01),
@@ -33,8 +35,13 @@ METHODS = ["EM", "EMA (UA)", "EMA (Av)", "EMA (BC)"]
 
 
 def _shared_microarray(data_home=None) -> Path:
+    """The microarray folder: ``data_home``, else ``$PGMPY_EXT_DATA`` (as every loader reads it), else the
+    repository's ``../shared/datasets``."""
     if data_home is not None:
         return Path(data_home) / "microarray"
+    env = os.environ.get("PGMPY_EXT_DATA")
+    if env:
+        return Path(env).expanduser() / "microarray"
     return Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "microarray"
 
 
@@ -47,6 +54,30 @@ def load_leukemia(data_home=None):
 
     m = loadmat(path)
     return np.asarray(m["X"], dtype=np.float64), np.asarray(m["Y"]).ravel().astype(int) - 1
+
+
+def load_leukemia_raw(data_home=None):
+    """``(X (72, 5147) float, y (72,) {0: ALL, 1: AML})`` from ``leukemia.csv.gz`` (the non-standardised values of
+    the same study, 5,147 probes), thresholded to [100, 16000] as Golub et al. and the usual preprocessing (Dudoit
+    et al. 2002) do; None when the file is absent. Per-gene tertiles of the thresholded values differ from those of
+    the raw (or per-gene standardised) values only through the ties the floor creates."""
+    path = _shared_microarray(data_home) / "leukemia.csv.gz"
+    if not path.exists():
+        return None
+    import pandas as pd
+
+    df = pd.read_csv(path)
+    y = (df.iloc[:, -1].astype(str) == "AML").to_numpy().astype(int)
+    return np.clip(df.iloc[:, :-1].to_numpy(dtype=np.float64), 100.0, 16000.0), y
+
+
+def discretize_equal_width_log(X: np.ndarray) -> np.ndarray:
+    """Per-column equal-width thirds of ``log10(X)`` (0, 1, 2), int32: a discretisation that, unlike tertiles,
+    depends on the scale of the values (not invariant to a non-linear transformation of a gene)."""
+    lg = np.log10(X)
+    lo, hi = lg.min(axis=0), lg.max(axis=0)
+    width = np.where(hi > lo, (hi - lo) / 3.0, 1.0)
+    return np.ascontiguousarray(np.clip(((lg - lo) / width).astype(np.int32), 0, 2))
 
 
 def discretize_tertiles(X: np.ndarray) -> np.ndarray:
@@ -107,7 +138,11 @@ def report(results, settings, elapsed, quick, n_jobs, n_init, n_reps, absent, pa
          " 25 AML); the first 38 rows are Golub's training set (27 ALL, 11 AML). All probes are used (no gene "
          "filtering).",
          "* Discretisation (decision 15; the thesis does not state its own): per gene, equal-frequency tertiles on "
-         "the samples clustered.",
+         "the samples clustered. Per-gene tertiles are invariant to any increasing transformation of a gene, so "
+         "they are the same on the standardised `ALLAML.mat` and on raw values; the non-standardised runs (issue 30) "
+         "use `leukemia.csv.gz` (72 x 5,147 raw values of the same study, rows in another order), thresholded to "
+         "[100, 16000] as in Golub et al.'s preprocessing (the floor ties many values), with tertiles or with "
+         "equal-width thirds of log10 values (a scale-dependent discretisation).",
          f"* Multi-start EM (m = {n_init}{_m_note(n_init)}, Best Choice) and multi-start EMA (m = {n_init}; UA, "
          "Av = softmax(LL) "
          "weights, BC on the same starts, parameter averaging after Hungarian alignment), r_C = 2, Dirichlet(1), "
@@ -174,6 +209,11 @@ def run(output=None, *, output_dir=None, quick: bool = False, full: bool = False
             X, y = data
             sets["72 samples (all)"] = (discretize_tertiles(X), y)
             sets["38 samples (Golub training set)"] = (discretize_tertiles(X[:38]), y[:38])
+        raw = load_leukemia_raw(data_home)
+        if raw is not None:  # issue 30: the non-standardised values (5,147 probes of leukemia.csv.gz)
+            Xr, yr = raw
+            sets["72 samples, raw values thresholded to [100, 16000], tertiles"] = (discretize_tertiles(Xr), yr)
+            sets["72 samples, raw values, equal-width thirds of log10"] = (discretize_equal_width_log(Xr), yr)
         if full or absent:
             Xs, ys = synthetic_stand_in()
             sets["synthetic stand-in (72 x 2000, 50 relevant genes)"] = (discretize_tertiles(Xs), ys)

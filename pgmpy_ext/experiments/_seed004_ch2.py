@@ -117,7 +117,8 @@ class _PgmpySearchClassifier(BNClassifierBase):
 
 def _learner(name: str):
     if name == "K2":
-        return K2Classifier(alpha=0.5)  # WEKA's K2 (BAYES score and CPTs with 0.5), the thesis's setting
+        # WEKA's K2 (BAYES score and CPTs with 0.5), the thesis's setting
+        return K2Classifier(alpha=0.5, parent_prior="uniform")
     if name == "HillClimber":
         return _PgmpySearchClassifier(search="hc", tabu_length=0)
     if name == "TabuSearch":

@@ -77,10 +77,11 @@ from pgmpy_ext.stats._em import (  # noqa: E402
     latent_class_estep,
     latent_class_log_joint,
     latent_class_mixture_log_joint,
+    pairwise_dependence_topk,
 )
 
 __all__ += ["MISSING_POLICIES", "LatentClassLayout", "LatentEStep", "latent_class_estep", "latent_class_log_joint",
-            "latent_class_mixture_log_joint"]
+            "latent_class_mixture_log_joint", "pairwise_dependence_topk"]
 __all__ += ["SupernodeEStep", "class_log_ml", "completed_log_ml", "join_log_ml", "node_log_ml", "supernode_counts",
             "supernode_estep", "supernode_offsets", "to_base"]
 from pgmpy_ext.stats._nbsom import NBMState, grid_coordinates  # noqa: E402

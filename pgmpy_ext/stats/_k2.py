@@ -62,7 +62,7 @@ def k2_parent_search(data: EncodedData, columns: Sequence[int], order: Sequence[
                      fixed: Sequence[int] = (), max_parents: int = 4, scoring_method: str = "bayes",
                      alpha: float = 0.5, equivalent_sample_size: float = 10.0, n_total: float | None = None,
                      tie_rtol: float = 1e-12, n_jobs: int | None = 1, progress=None, prune: bool = True,
-                     stats: dict | None = None) -> tuple[list[list[int]], np.ndarray]:
+                     stats: dict | None = None, size_prior: bool = False) -> tuple[list[list[int]], np.ndarray]:
     """K2 greedy parent search on unweighted encoded data, all candidates of a step scored in one kernel pass.
 
     Parameters
@@ -100,6 +100,10 @@ def k2_parent_search(data: EncodedData, columns: Sequence[int], order: Sequence[
     stats : dict, optional
         Filled with ``"candidates"`` (parent candidates considered), ``"pruned"`` (skipped by the bound) and
         ``"scored"`` (scored exactly), ``"groups_bounded"`` (parent configurations whose term the bound computed).
+    size_prior : bool, default False
+        The parent-set-size prior (Friedman & Koller 2003): a parent is added only when its score gain exceeds
+        ``log((p - k) / (k + 1))`` (floored at 0), ``p`` the variable's number of candidate parents and ``k`` its
+        current number of searched parents. False: every parent set equally likely (WEKA, the thesis).
 
     Returns
     -------
@@ -152,7 +156,7 @@ def k2_parent_search(data: EncodedData, columns: Sequence[int], order: Sequence[
     for b in range(n_blocks):
         _k2.k2_search(codes_t, cards, cols, pos, fix, int(max_parents), kind, a, float(equivalent_sample_size),
                       pen, float(tie_rtol), effective_n_threads(n_jobs), int(bounds[b]), int(bounds[b + 1]),
-                      out_parents, out_scores, bool(prune), counts)
+                      out_parents, out_scores, bool(prune), counts, bool(size_prior))
         if progress is not None:
             progress(int(bounds[b + 1] - bounds[b]))
     if stats is not None:

@@ -58,6 +58,6 @@ __all__ += ["CTANSearch", "StructuralTMSearch", "cbic_score", "conditional_dimen
 __all__ += ["ABN_WEIGHTS", "SBN_STOPPING", "SBNWalk", "chow_liu_trees_per_class", "root_index", "sbn_code_length",
             "sbn_monitor", "sbn_walk"]
 __all__ += ["CRITERIA", "MAX_CANDIDATES"]
-from pgmpy_ext.structure._k2 import K2Search, check_order, fit_k2, k2_search  # noqa: E402
+from pgmpy_ext.structure._k2 import PARENT_PRIORS, K2Search, check_order, fit_k2, k2_search  # noqa: E402
 
-__all__ += ["K2Search", "check_order", "fit_k2"]
+__all__ += ["PARENT_PRIORS", "K2Search", "check_order", "fit_k2"]

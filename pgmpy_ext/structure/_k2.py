@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 
@@ -49,7 +50,7 @@ def check_order(order, features: list) -> list[int]:
 
 def k2_search(data: EncodedData, columns: Sequence, order: Sequence[int], *, max_parents: int = 4,
               scoring_method: str = "k2", equivalent_sample_size: float = 10.0, alpha: float = 0.5,
-              fixed: Sequence = (), n_jobs: int | None = 1, show_progress: bool = False):
+              fixed: Sequence = (), n_jobs: int | None = 1, show_progress: bool = False, size_prior: bool = False):
     """K2 greedy parent search (Cooper & Herskovits 1992; seed 001 A3, seed 004 section 1.6) over ``columns``.
 
     Parameters
@@ -74,6 +75,10 @@ def k2_search(data: EncodedData, columns: Sequence, order: Sequence[int], *, max
         Threads searching the variables, one variable per thread at a time (the result does not depend on it).
     show_progress : bool, default False
         A tqdm bar over the variables (when pgmpy's ``config.SHOW_PROGRESS`` is on too).
+    size_prior : bool, default False
+        Friedman & Koller's parent-set-size prior: a parent is added only when its score gain exceeds
+        ``log((p - k) / (k + 1))`` (floored at 0; ``p`` candidates, ``k`` parents so far); see
+        :func:`pgmpy_ext.stats.k2_parent_search`. False is the uniform prior over parent sets (WEKA).
 
     Returns
     -------
@@ -110,15 +115,16 @@ def k2_search(data: EncodedData, columns: Sequence, order: Sequence[int], *, max
             return k2_parent_search(data, cols, list(order), fixed=fix, max_parents=max_parents,
                                     scoring_method=scoring_method, alpha=alpha,
                                     equivalent_sample_size=equivalent_sample_size, n_total=data.total_weight(),
-                                    tie_rtol=TIE_RTOL, n_jobs=n_jobs, progress=None if bar is None else bar.update)
+                                    tie_rtol=TIE_RTOL, n_jobs=n_jobs, progress=None if bar is None else bar.update,
+                                    size_prior=size_prior)
         return _k2_search_counted(data, cols, list(order), fix, max_parents, scoring_method, alpha,
-                                  equivalent_sample_size, bar)
+                                  equivalent_sample_size, bar, size_prior)
     finally:
         if bar is not None:
             bar.close()
 
 
-def _k2_search_counted(data, cols, order, fix, max_parents, scoring_method, alpha, ess, bar):
+def _k2_search_counted(data, cols, order, fix, max_parents, scoring_method, alpha, ess, bar, size_prior=False):
     """The K2 search on per-family count tables (weighted data; also the reference of the kernel)."""
     counter = FamilyCounter(data)
     n_total = data.total_weight()
@@ -144,7 +150,10 @@ def _k2_search_counted(data, cols, order, fix, max_parents, scoring_method, alph
                 s = local(i, [*pa, z])
                 if cand_best < 0 or _beats(s, cand_score):
                     cand_best, cand_score = z, s
-            if cand_best < 0 or not _beats(cand_score, best):
+            if cand_best < 0:
+                break
+            cost = max(0.0, math.log((pos - len(pa)) / (len(pa) + 1.0))) if size_prior else 0.0
+            if not _beats(cand_score - cost, best):
                 break
             pa.append(cand_best)
             best = cand_score
@@ -153,6 +162,10 @@ def _k2_search_counted(data, cols, order, fix, max_parents, scoring_method, alph
         if bar is not None:
             bar.update(1)
     return parents, scores
+
+
+#: K2's priors over parent sets: "uniform" (WEKA, Cooper & Herskovits) and "size" (Friedman & Koller 2003).
+PARENT_PRIORS = ("uniform", "size")
 
 
 def _feature_order(order, features: list, random_state) -> list[int]:
@@ -169,7 +182,7 @@ def _feature_order(order, features: list, random_state) -> list[int]:
 def fit_k2(data: EncodedData, class_node, *, features: Sequence | None = None, max_parents: int = 5, order=None,
            scoring_method: str = "bayes", alpha: float = 0.5, equivalent_sample_size: float = 10.0,
            init_naive_bayes: bool = True, random_state=None, n_jobs: int = 1,
-           show_progress: bool = False) -> ClassifierStructure:
+           show_progress: bool = False, parent_prior: str = "uniform") -> ClassifierStructure:
     """K2 over the features as WEKA's ``BayesNet -Q K2`` runs it (seed 004 section 1.6, decision 5).
 
     With ``init_naive_bayes`` (WEKA's default) the class is a parent of every feature and counts toward
@@ -178,17 +191,22 @@ def fit_k2(data: EncodedData, class_node, *, features: Sequence | None = None, m
     None or "data" (the data column order, WEKA's default), "random" (drawn from ``random_state``) or a
     permutation of the feature labels. ``trace`` holds ``"order"`` (labels), ``"local_scores"`` (``{feature:
     final local score}``, nats, class parent included), ``"scoring_method"`` and ``"total_score"`` (their sum plus
-    the class's own score: the network score).
+    the class's own score: the network score). ``parent_prior`` is "uniform" (every parent set equally likely:
+    WEKA, the thesis) or "size" (Friedman & Koller's prior, uniform over parent-set sizes: a parent is added only
+    when its score gain exceeds the log of the ratio of the numbers of sets of the two sizes; see
+    :func:`k2_search`). ``local_scores`` and ``total_score`` are the data scores either way.
     """
     features = check_class_node(data, class_node, features)
     check_scalar(max_parents, "max_parents", numbers.Integral, min_val=1 if init_naive_bayes else 0)
     check_option(scoring_method, "scoring_method", K2_SCORE_KINDS)
     check_scalar(alpha, "alpha", numbers.Real, min_val=0.0, include_boundaries="neither")
+    check_option(parent_prior, "parent_prior", PARENT_PRIORS)
+    size = parent_prior == "size"
     pos = _feature_order(order, features, random_state)
     if init_naive_bayes:
         fparents, scores = k2_search(data, features, pos, max_parents=max_parents - 1, scoring_method=scoring_method,
                                      equivalent_sample_size=equivalent_sample_size, alpha=alpha, fixed=[class_node],
-                                     n_jobs=n_jobs, show_progress=show_progress)
+                                     n_jobs=n_jobs, show_progress=show_progress, size_prior=size)
         parents = {f: [class_node, *(features[p] for p in fparents[k])] for k, f in enumerate(features)}
         class_score = k2_search(data, [class_node], [0], max_parents=0, scoring_method=scoring_method,
                                 equivalent_sample_size=equivalent_sample_size, alpha=alpha)[1][0]
@@ -197,7 +215,7 @@ def fit_k2(data: EncodedData, class_node, *, features: Sequence | None = None, m
         nodes = [class_node, *features]
         fparents, scores = k2_search(data, nodes, [0, *(p + 1 for p in pos)], max_parents=max_parents,
                                      scoring_method=scoring_method, equivalent_sample_size=equivalent_sample_size,
-                                     alpha=alpha, n_jobs=n_jobs, show_progress=show_progress)
+                                     alpha=alpha, n_jobs=n_jobs, show_progress=show_progress, size_prior=size)
         # class first, then the feature parents in the order they were added
         parents = {f: sorted((nodes[p] for p in fparents[k + 1]), key=lambda v: v != class_node)
                    for k, f in enumerate(features)}
@@ -205,7 +223,7 @@ def fit_k2(data: EncodedData, class_node, *, features: Sequence | None = None, m
         local = dict(zip(features, scores[1:].tolist()))
     trace = {"order": [features[p] for p in pos], "local_scores": local, "scoring_method": scoring_method,
              "total_score": float(sum(local.values()) + class_score), "max_parents": max_parents,
-             "init_naive_bayes": bool(init_naive_bayes)}
+             "init_naive_bayes": bool(init_naive_bayes), "parent_prior": parent_prior}
     return ClassifierStructure(class_node, features, parents, trace)
 
 

@@ -96,7 +96,11 @@ def test_parts_are_spread_evenly_over_a_cluster_and_give_the_threads_result():
         per_worker = {}
         for addrs in held.values():
             per_worker[addrs[0]] = per_worker.get(addrs[0], 0) + 1
-        assert sorted(per_worker.values()) == [n_parts // 2] * 2
+        # the round-robin placement is a preference the scheduler may override (allow_other_workers, so that no part
+        # waits for a busy worker); under load it moves some parts ([6, 10] seen at load 5), so the test asks that
+        # both workers hold parts and that neither holds almost all of them, not for the exact 8/8
+        assert len(per_worker) == 2
+        assert max(per_worker.values()) <= n_parts - n_parts // 4
         got = pdask.latent_class_estep(parts, lay, lt, lp, theta=theta)
     assert got.loglik == ref.loglik  # the same parts and the same tree: bit-identical
     assert_array_equal(got.counts, ref.counts)

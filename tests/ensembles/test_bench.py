@@ -10,13 +10,15 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 from sklearn.impute import SimpleImputer
+from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pgmpy_ext._compat import VariableElimination
 from pgmpy_ext.biclustering import SAMBA
-from pgmpy_ext.classifiers import K2Classifier
+from pgmpy_ext.classifiers import K2Classifier, NaiveBayesClassifier
 from pgmpy_ext.datasets import make_planted_biclusters
 from pgmpy_ext.ensembles import BENCHClassifier, apply_cuts, bench_datasets, bicluster_labels, equal_width_cuts
+from pgmpy_ext.preprocessing import EqualFrequencyDiscretizer
 
 MEMBER = K2Classifier(max_parents=2)
 
@@ -117,7 +119,8 @@ def precomputed(data):
 @pytest.fixture(scope="module")
 def fitted(data, precomputed):
     X, y, _ = data
-    return BENCHClassifier(biclusterer=precomputed, estimator=MEMBER, random_state=0).fit(X, y)
+    # the thesis's BENCH (guard=False): these tests check its members and vote
+    return BENCHClassifier(biclusterer=precomputed, estimator=MEMBER, guard=False, random_state=0).fit(X, y)
 
 
 def test_fit_uses_hand_sets(data, precomputed, fitted):
@@ -264,3 +267,61 @@ def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         check(estimator)
+
+
+# ------------------------------------------------------------------ the guard (issue 29)
+def _signal_data(seed=0, n=80, genes=60):
+    """Genes 0-5 follow the class (shifted means); the rest are noise."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat(["a", "b"], n // 2)
+    X = rng.normal(size=(n, genes))
+    X[:, :6] += np.where(y == "b", 1.5, -1.5)[:, None]
+    return pd.DataFrame(X, columns=[f"g{j}" for j in range(genes)]), pd.Series(y, name="class")
+
+
+def test_guard_falls_back_when_the_biclusters_carry_no_class_signal():
+    X, y = _signal_data()
+    tr, te = np.arange(0, 80, 2), np.arange(1, 80, 2)
+    ytr = y.iloc[tr].to_numpy()
+    pos, neg = np.flatnonzero(ytr == "b"), np.flatnonzero(ytr == "a")
+    # class-pure biclusters on noise genes only (FI members: union of a "+" and a "-" bicluster, shared genes):
+    # every member sees noise, the signal genes 0-5 are in no member
+    bcs = [(pos[:12], np.arange(10, 30)), (neg[:12], np.arange(20, 40)), (pos[8:], np.arange(30, 50)),
+           (neg[8:], np.arange(35, 60))]
+    thesis = BENCHClassifier(biclusterer=bcs, include_fe=False, guard=False, random_state=0)
+    thesis.fit(X.iloc[tr], y.iloc[tr])
+    guarded = BENCHClassifier(biclusterer=bcs, include_fe=False, random_state=0).fit(X.iloc[tr], y.iloc[tr])
+    assert thesis.guard_["ensemble_error"] is None
+    assert thesis.fallback_ is None
+    assert all(np.all(f >= 10) for f in thesis.estimators_features_)
+    g = guarded.guard_
+    assert g["used_fallback"]
+    assert g["fallback_error"] < g["ensemble_error"]
+    assert g["rows_judged"] > 0
+    acc_thesis = np.mean(thesis.predict(X.iloc[te]) == y.iloc[te].to_numpy())
+    acc_guarded = np.mean(guarded.predict(X.iloc[te]) == y.iloc[te].to_numpy())
+    assert acc_guarded >= 0.85 > acc_thesis + 0.2  # the fallback sees the signal genes, the members never do
+    np.testing.assert_allclose(guarded.predict_proba(X.iloc[te]).sum(axis=1), 1.0)
+
+
+def test_guard_keeps_the_ensemble_when_its_members_see_the_signal():
+    X, y = _signal_data(seed=2)
+    pos, neg = np.flatnonzero(y.to_numpy() == "b"), np.flatnonzero(y.to_numpy() == "a")
+    # class-pure biclusters on the signal genes: FI members see the signal
+    bcs = [(pos[:20], np.arange(0, 6)), (neg[:20], np.arange(0, 6)), (pos[20:], np.arange(0, 8)),
+           (neg[20:], np.arange(0, 8))]
+    clf = BENCHClassifier(biclusterer=bcs, include_fe=False, random_state=0,
+                          fallback=make_pipeline(EqualFrequencyDiscretizer(3), NaiveBayesClassifier())).fit(X, y)
+    g = clf.guard_
+    assert g["ensemble_error"] is not None
+    assert g["ensemble_error"] <= g["fallback_error"]
+    assert not g["used_fallback"]
+    assert clf.fallback_ is None
+    off = BENCHClassifier(biclusterer=bcs, include_fe=False, random_state=0, guard=False).fit(X, y)
+    np.testing.assert_array_equal(clf.predict(X), off.predict(X))
+
+
+def test_guard_fallback_must_be_a_probabilistic_classifier():
+    X, y = _signal_data()
+    with pytest.raises(TypeError, match="fallback must be a scikit-learn classifier with predict_proba"):
+        BENCHClassifier(biclusterer=[(np.arange(10), np.arange(5))], fallback=EqualFrequencyDiscretizer()).fit(X, y)

@@ -49,8 +49,9 @@ def _random_codes(seed, n=40, m=6, max_card=3, missing=0.0):
     return df
 
 
-def _greedy_reference(codes, cards, order, fixed, max_parents, kind, n_total):
-    """K2 written with explicit counting (the spec's pseudo-code), ties to the lowest index."""
+def _greedy_reference(codes, cards, order, fixed, max_parents, kind, n_total, size_prior=False):
+    """K2 written with explicit counting (the spec's pseudo-code), ties to the lowest index; ``size_prior``: the
+    log prior ratio of a parent-set prior uniform over sizes, log(C(p, k + 1) / C(p, k)), floored at 0."""
     tol = 1e-12
     out = {}
     for pos, i in enumerate(order):
@@ -65,7 +66,10 @@ def _greedy_reference(codes, cards, order, fixed, max_parents, kind, n_total):
             for z, s in cands[1:]:
                 if s > s_best + tol * max(1.0, abs(s_best)):
                     z_best, s_best = z, s
-            if not s_best > best + tol * max(1.0, abs(best)):
+            from math import comb, log
+
+            cost = max(0.0, log(comb(pos, len(pa) + 1) / comb(pos, len(pa)))) if size_prior else 0.0
+            if not s_best - cost > best + tol * max(1.0, abs(best)):
                 break
             pa.append(z_best)
             best = s_best
@@ -121,6 +125,46 @@ def test_kernel_equals_plain_numpy_greedy_search(seed, missing, kind):
     for i in range(m):
         assert parents[i] == ref[i][0], i
         assert scores[i] == pytest.approx(ref[i][1], rel=1e-10)
+
+
+@pytest.mark.parametrize(("seed", "missing"), [(0, 0.0), (1, 0.1), (2, 0.0)])
+@pytest.mark.parametrize("kind", ["bayes", "bic"])
+def test_size_prior_kernel_equals_the_reference_and_the_weighted_path(seed, missing, kind):
+    df = _random_codes(seed, n=60, m=9, max_card=3, missing=missing)
+    data = encode(df, missing="skip")
+    m = df.shape[1] - 1
+    order = list(np.random.default_rng(seed + 20).permutation(m))
+    parents, scores = k2_parent_search(data, list(range(m)), order, fixed=[m], max_parents=3, scoring_method=kind,
+                                       n_total=len(df), size_prior=True)
+    ref = _greedy_reference(data.codes, data.cards, order, [m], 3, kind, len(df), size_prior=True)
+    for i in range(m):
+        assert parents[i] == ref[i][0], i
+        assert scores[i] == pytest.approx(ref[i][1], rel=1e-10)
+    feats = [f"X{j}" for j in range(m)]
+    weighted = k2_search(encode(df, weights=np.ones(len(df)), missing="skip"), feats, order, max_parents=3,
+                         scoring_method=kind, fixed=["C"], size_prior=True)
+    assert weighted[0] == parents
+
+
+def test_size_prior_keeps_chance_parents_out_of_many_noise_genes():
+    # 30 rows, one informative pair (G1 copies G0 mostly) and 400 independent noise variables placed before G1
+    rng = np.random.default_rng(0)
+    n, noise = 30, 400
+    y = rng.integers(0, 2, n)
+    g0 = np.where(rng.random(n) < 0.8, y, 1 - y)
+    cols = {f"N{j}": rng.integers(0, 3, n) for j in range(noise)}
+    df = pd.DataFrame({"G0": g0, **cols, "G1": np.where(rng.random(n) < 0.9, g0, 1 - g0)})
+    X = df.astype("category")
+    uniform = K2Classifier(max_parents=3, parent_prior="uniform").fit(X, y)
+    size = K2Classifier(max_parents=3, parent_prior="size").fit(X, y)
+    n_uniform = sum(len(uniform.structure_.parents[f]) - 1 for f in X.columns)
+    n_size = sum(len(size.structure_.parents[f]) - 1 for f in X.columns)
+    assert n_uniform > 100  # the uniform prior gives most noise variables a chance parent
+    assert n_size < n_uniform / 4
+    assert "G0" in size.structure_.parents["G1"]  # the real dependence survives the prior
+    assert size.structure_.trace["parent_prior"] == "size"
+    with pytest.raises(ValueError, match="parent_prior"):
+        K2Classifier(parent_prior="bdeu").fit(X, y)
 
 
 def test_weighted_path_and_threads_give_the_kernel_result():
