@@ -45,7 +45,7 @@ from sklearn.base import BaseEstimator, clone
 from pgmpy_ext._compat import DiscreteBayesianNetwork, DiscreteParameterEstimator
 from pgmpy_ext.utils import Interval, Options
 
-#: The packages whose ``__all__`` is the public estimator surface (as in tests/test_vocabulary.py).
+#: The packages whose ``__all__`` is the public estimator surface (tests/test_vocabulary.py imports it).
 ESTIMATOR_PACKAGES = ["classifiers", "clustering", "ensembles", "maps", "popgen", "parameters", "preprocessing",
                       "biclustering", "tree"]
 

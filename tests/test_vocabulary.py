@@ -11,23 +11,18 @@
 from __future__ import annotations
 
 import importlib
-import inspect
 import re
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
-from sklearn.base import BaseEstimator
 
-from pgmpy_ext._compat import DiscreteParameterEstimator
 from pgmpy_ext.data import MISSING_OPTIONS
 from pgmpy_ext.utils import Interval, Options, check_params
+from tests.bad_input_cases import ESTIMATOR_PACKAGES, public_estimators  # one enumeration of the public surface
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-#: The packages whose ``__all__`` is the public estimator surface.
-ESTIMATOR_PACKAGES = ["classifiers", "clustering", "ensembles", "maps", "popgen", "parameters", "preprocessing",
-                      "biclustering", "tree"]
 #: README's parameter table: these columns, in this order.
 VOCABULARY = ["alpha", "tol", "max_iter", "n_init", "init", "missing", "handle_unknown", "random_state", "n_jobs"]
 #: Names that must not stand for a vocabulary concept (thresholds, restarts, seeds, workers, pseudo-counts).
@@ -36,18 +31,6 @@ SYNONYMS = {"eps", "atol", "rtol", "epsilon", "threshold_tol", "te", "n_restarts
             "unknown", "on_unknown", "missing_values"}
 
 
-def public_estimators() -> dict:
-    """``{Class name: class}`` of every public estimator (scikit-learn face or pgmpy parameter estimator)."""
-    out = {}
-    for pkg in ESTIMATOR_PACKAGES:
-        module = importlib.import_module(f"pgmpy_ext.{pkg}")
-        for name in module.__all__:
-            obj = getattr(module, name)
-            if not inspect.isclass(obj) or name.startswith("Base") or name.endswith("Base"):
-                continue
-            if issubclass(obj, (BaseEstimator, DiscreteParameterEstimator)):
-                out[name] = obj
-    return out
 
 
 ESTIMATORS = public_estimators()
