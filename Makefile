@@ -1,12 +1,13 @@
 # make demo : create .venv, build the Cython kernels (editable install), run the demo job on built-in data.
 # make test : same setup, then the full test suite (unit, property, pgmpy-equality and doctests).
+# make docs : same setup, then the documentation site into docs/_build/html (offline; warnings are errors).
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.pgmpy_ext_installed
 SOURCES := setup.py pyproject.toml $(wildcard cython_core/*.pyx cython_core/*.pxd)
 
-.PHONY: demo test bench lint clean build gallery
+.PHONY: demo test bench lint clean build gallery docs
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +15,7 @@ $(VENV)/bin/python:
 
 $(STAMP): $(VENV)/bin/python $(SOURCES)
 	$(PY) -m pip install --quiet "setuptools>=64" wheel "cython>=3.0,<4" "numpy>=2.0"
-	$(PY) -m pip install --quiet --no-build-isolation -e ".[test,bench,dask,popgen-sim]"
+	$(PY) -m pip install --quiet --no-build-isolation -e ".[test,bench,dask,popgen-sim,plot,docs]"
 	touch $(STAMP)
 
 build: $(STAMP)
@@ -28,6 +29,11 @@ test: $(STAMP)
 gallery: $(STAMP)
 	$(VENV)/bin/pgmpy-ext gallery --output-dir docs/gallery --markdown docs/gallery.md
 
+docs: $(STAMP)
+	$(PY) tools/api_reference.py --check
+	$(PY) -m sphinx -W --keep-going -q -b html docs/site docs/_build/html
+	@echo "The site is in docs/_build/html/index.html"
+
 bench: $(STAMP)
 	$(PY) benchmarks/foundation.py
 
@@ -37,4 +43,4 @@ lint: $(STAMP)
 	PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/cython-lint --max-line-length 120 cython_core
 
 clean:
-	rm -rf build *.egg-info cython_core/*.c pgmpy_ext/_core/*.so $(STAMP)
+	rm -rf build docs/_build docs/site/generated docs/site/_generated_pages *.egg-info cython_core/*.c pgmpy_ext/_core/*.so $(STAMP)

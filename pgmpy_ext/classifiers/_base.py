@@ -134,8 +134,10 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
     options (calling ``super()._check_params()``), and ``_fit_structure``. A learner that is not one network
     replaces ``_fit_model`` and ``_joint_log_likelihood`` (see :class:`~pgmpy_ext.classifiers.CLMultinetClassifier`).
 
-    Fitted attributes (all subclasses)
-    ----------------------------------
+    Every subclass has the fitted attributes below.
+
+    Attributes
+    ----------
     model_ : DiscreteBayesianNetwork
         The learned network, class node included, with CPDs in the user's labels.
     structure_ : ClassifierStructure

@@ -283,7 +283,7 @@ class ABNClassifier(BNClassifierBase):
 
     Notes
     -----
-    With N training rows, |C| classes and natural logarithms,
+    With N training rows, :math:`|C|` classes and natural logarithms,
 
     .. math::
 

@@ -331,7 +331,7 @@ class LatentClassEM(_LatentClassBase):
         ``P(X_v = k | cluster)``, variable blocks in column order, states in ``encoder_``'s order.
     log_likelihood_ : float
         Observed-data log-likelihood of the training data (natural log, the cluster summed out).
-    ll_trace_ : float64 (n_iter_ + 1,)
+    ll_trace_ : float64 array of shape ``(n_iter_ + 1,)``
         Log-likelihood of every iterate of the best start (never decreasing).
     n_iter_ : int
     converged_ : bool
@@ -567,7 +567,7 @@ class SelectiveLatentClassClustering(_LatentClassBase):
         The features that are children of the cluster node.
     labels_, weights_, theta_, log_likelihood_, n_iter_, converged_, model_
         As in :class:`LatentClassEM`; in ``model_`` the dropped features are root nodes (no arc from the cluster).
-    ll_trace_ : float64 (n_iter_ + 1,)
+    ll_trace_ : float64 array of shape ``(n_iter_ + 1,)``
         The penalised log-likelihood of every iterate of the best start.
     start_scores_ : float64 (n_init,)
         Every start's penalised log-likelihood (``log_likelihood_ - n_parameters / 2 * log(n_samples)``).

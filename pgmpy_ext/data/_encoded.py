@@ -44,7 +44,7 @@ _NARROW = (np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32))
 
 
 def codes_dtype_for(cards, codes_dtype="auto") -> np.dtype:
-    """The numpy dtype that stores codes ``-1 .. card - 1`` of every column of ``cards`` under ``codes_dtype``.
+    """The numpy dtype that stores codes ``-1`` to ``card - 1`` of every column of ``cards`` under ``codes_dtype``.
 
     ``"auto"`` is the narrowest signed type of int8 / int16 / int32 that holds ``max(cards) - 1`` (int8 up to 128
     states per column); ``"int8"`` / ``"int16"`` raise a ``ValueError`` naming the widest column when a

@@ -21,7 +21,7 @@ __all__ = ["RandomLatentModel", "make_model_detection", "make_random_bn_classifi
 
 @dataclass
 class RandomLatentModel:
-    """A discrete Bayesian network over a class node ``C`` and features ``X0 .. X{n-1}``, stored as arrays.
+    """A discrete Bayesian network over a class node ``C`` and features ``X0`` to ``X{n-1}``, stored as arrays.
 
     Attributes
     ----------
@@ -265,7 +265,7 @@ def make_random_bn_classifier(n_samples: int = 100, n_features: int = 4, n_clust
 
 
 def pruefer_tree(n: int, random_state=None) -> list[tuple[int, int]]:
-    """A uniformly random labelled tree on ``0 .. n-1`` (Prüfer sequence decoding): its ``n - 1`` undirected edges.
+    """A uniformly random labelled tree on the nodes ``0`` to ``n-1`` (Prüfer decoding): its ``n - 1`` undirected edges.
 
     Examples
     --------

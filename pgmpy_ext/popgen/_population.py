@@ -182,7 +182,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         posterior, **not** an admixture proportion; see Notes).
     labels_ : ndarray of intp (n_individuals,)
         ``argmax`` of ``q_``.
-    theta_ : ndarray (sum(cards_), n_clusters)
+    theta_ : ndarray of shape ``(sum(cards_), n_clusters)``
         Fitted allele frequencies per cluster (EMA's averaged estimates), locus blocks stacked (rows
         ``offsets_[i] .. offsets_[i+1]-1``).
     weights_ : ndarray (n_clusters,)
@@ -194,11 +194,11 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     drift_ : ndarray (n_clusters,)
         Each cluster's drift :math:`F_j` from the pooled frequencies, estimated by moments (the F-model prior of
         ``memberships="predictive"``; STRUCTURE's :math:`F_k`).
-    arc_posterior_ : ndarray (n_loci_in_,)
+    arc_posterior_ : ndarray of shape ``(n_loci_in_,)``
         Posterior of the arc ``C -> locus`` (the implicit relevance of every input locus); NaN for monomorphic loci.
     loci_ : list
         Names of the loci used (polymorphic ones; spec 9.1 drops loci with a single observed allele).
-    loci_mask_ : ndarray of bool (n_loci_in_,)
+    loci_mask_ : ndarray of bool, shape ``(n_loci_in_,)``
     cards_, offsets_ : ndarray of intp
         Observed alleles per used locus and their row offsets in ``theta_``.
     allele_labels_ : list of list

@@ -214,7 +214,7 @@ def normalize_blocks(layout: MultinetLayout, counts, alpha: float = 0.0) -> tupl
 
 
 def sample_labels(log_joint, u) -> tuple[np.ndarray, np.ndarray]:
-    """S-step: ``labels[r] ~ Categorical(p(. | x_r))`` by inversion with the uniforms ``u`` (drawn by the caller).
+    """S-step: ``labels[r] ~ Categorical(p(-|x_r))``, drawn by inversion with the uniforms ``u`` (drawn by the caller).
 
     Returns
     -------

@@ -69,7 +69,7 @@ def family_counts_codes(codes: np.ndarray, columns: Sequence[int], cards: Sequen
 
 def family_counts(data: EncodedData, child, parents: Sequence = (), weights=None, *,
                   sort_parents: bool = True) -> np.ndarray:
-    """Counts N[child, *parents] of one family, C-order over ``(child, *sorted(parents))``.
+    """Counts ``N[child, *parents]`` of one family, C-order over ``(child, *sorted(parents))``.
 
     With sorted parents, ``counts.reshape(card_child, -1)`` is laid out like ``TabularCPD.get_values()`` with
     ``evidence=sorted(parents)`` (the order pgmpy's estimators use). Rows where the child or a parent is missing

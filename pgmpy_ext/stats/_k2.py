@@ -23,7 +23,7 @@ def dirichlet_family_score(counts, alpha: float) -> float:
 
     Parameters
     ----------
-    counts : array-like of float, shape (r,) or (r, *parent_cards)
+    counts : array-like of float, shape ``(r,)`` or ``(r, *parent_cards)``
         Child states on the first axis, parent configurations on the others (any order).
     alpha : float
         Pseudo-count per cell (> 0); 1 gives the Cooper-Herskovits K2 metric.

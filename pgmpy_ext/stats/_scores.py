@@ -27,7 +27,7 @@ def local_score(kind: str, counts, n_total: float | None = None, *, equivalent_s
     kind : {"ll", "bic", "aic", "k2", "bdeu"}
         Log-likelihood, BIC, AIC, K2 or BDeu, with the formulas of pgmpy 1.1.2's ``pgmpy.structure_score``
         (``LogLikelihood``, ``BIC``, ``AIC``, ``K2``, ``BDeu``).
-    counts : array-like of float, shape (r,) or (r, *parent_cards) or (r, q)
+    counts : array-like of float, shape ``(r,)``, ``(r, *parent_cards)`` or ``(r, q)``
         Counts with the child's states on the first axis; further axes (parent configurations) are flattened in
         C order, so :func:`pgmpy_ext.stats.family_counts` output can be passed as it is. Weighted counts allowed.
         The table may hold only some of the parent configurations (e.g. the observed ones), see ``q_total``.

@@ -152,9 +152,9 @@ def mdl_gains(cmi: np.ndarray, cards, n_classes: int, n_rows: float) -> tuple[np
     cmi : ndarray of shape (m, m)
         I(Xi; Xj | C) in nats.
     cards : array-like of shape (m,)
-        Feature cardinalities |Xi|.
+        Feature cardinalities :math:`|X_i|`.
     n_classes : int
-        |C|.
+        :math:`|C|`.
     n_rows : float
         N.
 
@@ -168,7 +168,7 @@ def mdl_gains(cmi: np.ndarray, cards, n_classes: int, n_rows: float) -> tuple[np
 
     Examples
     --------
-    The worked example of section A.3 (|C| = 2, binary attributes, N = 1000):
+    The worked example of section A.3 (:math:`|C| = 2`, binary attributes, N = 1000):
 
     >>> import numpy as np
     >>> gains, thresholds = mdl_gains(np.zeros((2, 2)), [2, 2], 2, 1000)
@@ -195,7 +195,7 @@ def abn_forest(cmi: np.ndarray, cards, n_classes: int, n_rows: float, *,
 
     Examples
     --------
-    The counterexample of section A.6 (attributes A, B binary and D with 10 states, |C| = 2, N = 1000):
+    The counterexample of section A.6 (attributes A, B binary and D with 10 states, :math:`|C| = 2`, N = 1000):
 
     >>> import numpy as np
     >>> cmi = np.array([[0, .05, .10], [.05, 0, .09], [.10, .09, 0]])
