@@ -488,7 +488,8 @@ def _reproduce(args) -> int:
             print(f"reproduction {args.name!r} has no --full grid (it always runs all of it)", file=sys.stderr)
             return 2
         kw["full"] = True
-    for opt, value in (("cache_dir", args.cache_dir), ("partial", args.partial)):
+    for opt, value in (("cache_dir", args.cache_dir), ("partial", args.partial), ("nbm", args.nbm),
+                       ("som_epochs", args.som_epochs), ("som_runs", args.som_runs)):
         if value:
             if opt not in inspect.signature(run).parameters:
                 print(f"reproduction {args.name!r} has no --{opt.replace('_', '-')} option", file=sys.stderr)
@@ -654,6 +655,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--partial", action="store_true",
                    help="with --cache-dir: run nothing, write the report from the saved folds (it says which are "
                         "missing)")
+    r.add_argument("--nbm", choices=("thesis", "default", "both"), default=None,
+                   help="seed000-nbm-maps: NBM under the thesis's rule (the reproduction, the default), "
+                        "NaiveBayesMap()'s defaults, or both side by side")
+    r.add_argument("--som-epochs", type=int, default=None, help="seed000-nbm-maps: MiniSom epochs (default 100)")
+    r.add_argument("--som-runs", type=int, default=None, help="seed000-nbm-maps: MiniSom runs (default 3)")
     r.set_defaults(func=_reproduce)
     v = sub.add_parser("version", help="print versions")
     v.set_defaults(func=_version)

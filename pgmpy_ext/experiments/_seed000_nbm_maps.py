@@ -16,6 +16,7 @@ the SOM's hard projection.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -24,6 +25,7 @@ import numpy as np
 from pgmpy_ext.experiments._common import fmt, md_table, report_path, run_facts, write_report
 from pgmpy_ext.experiments._seed000_nbm_common import (
     DATASETS,
+    NBM_RULES,
     figure_dir,
     load_standardised,
     run_gtm,
@@ -129,18 +131,35 @@ STATEMENTS = [
 ]
 
 
-def _run_dataset(name, file, quick, data_home, n_jobs, log):
+def _nbm_key(rule, rules):
+    """The column of NBM under ``rule``: "NBM" when one rule is run (the statements' name), else "NBM <rule>"."""
+    return "NBM" if len(rules) == 1 else f"NBM {rule}"
+
+
+def _methods(rules):
+    return (*METHODS[:3], *(_nbm_key(r, rules) for r in rules))
+
+
+def _view(q, rule, rules):
+    """The four curves the statements read, with NBM under ``rule``."""
+    return {**{m: q[m] for m in METHODS[:3] if m in q}, **({"NBM": q[_nbm_key(rule, rules)]}
+                                                           if _nbm_key(rule, rules) in q else {})}
+
+
+def _run_dataset(name, file, quick, data_home, n_jobs, log, rules=("thesis",), som_epochs=100, som_runs=3):
     X, y, dropped = load_standardised(file, data_home)
     out = {"n": X.shape[0], "d": X.shape[1], "dropped": dropped, "maps": {}, "q": {}, "notes": {}, "time": {}}
     from pgmpy_ext.evaluation import trustworthiness_continuity
 
     runners = {
         "PCA": lambda: run_pca(X),
-        "SOM": lambda: run_som(X, n_epochs=5 if quick else 100, n_init=1 if quick else 3)[0],
+        "SOM": lambda: run_som(X, n_epochs=5 if quick else som_epochs, n_init=1 if quick else som_runs)[0],
         "GTM": lambda: run_gtm(X, niter=5 if quick else 50)[0],
-        "NBM": lambda: run_nbm(X, n_epochs=5 if quick else 50, n_init=2 if quick else 10, n_jobs=n_jobs)[0],
     }
-    for meth in METHODS:
+    for rule in rules:
+        runners[_nbm_key(rule, rules)] = (lambda rule=rule: run_nbm(
+            X, n_epochs=5 if quick else 50, n_init=2 if quick else 10, n_jobs=n_jobs, rule=rule)[0])
+    for meth in runners:
         t = time.perf_counter()
         try:
             Y = runners[meth]()
@@ -157,35 +176,127 @@ def _run_dataset(name, file, quick, data_home, n_jobs, log):
     return X, y, out
 
 
-def _figure(name, y, res, path):
+def _figure(name, y, res, path, methods=METHODS):
     from matplotlib.figure import Figure
 
     from pgmpy_ext.maps import plot_map, plot_quality
 
-    fig = Figure(figsize=(18, 3.4))
-    for i, meth in enumerate(METHODS):
-        ax = fig.add_subplot(1, 6, i + 1)
+    n = len(methods) + 2
+    fig = Figure(figsize=(3 * n, 3.4))
+    for i, meth in enumerate(methods):
+        ax = fig.add_subplot(1, n, i + 1)
         if meth in res["maps"]:
             plot_map(res["maps"][meth], y, ax=ax, title=f"{name}: {meth}")
         else:
             ax.set_title(f"{meth}: not run", fontsize=9)
             ax.set_axis_off()
     ks = list(KS)[: len(next(iter(res["q"].values()))["T"])]
-    plot_quality(ks, {m: q["T"] for m, q in res["q"].items()}, ax=fig.add_subplot(1, 6, 5), ylabel="M1")
-    plot_quality(ks, {m: q["C"] for m, q in res["q"].items()}, ax=fig.add_subplot(1, 6, 6), ylabel="M2")
+    plot_quality(ks, {m: q["T"] for m, q in res["q"].items()}, ax=fig.add_subplot(1, n, n - 1), ylabel="M1")
+    plot_quality(ks, {m: q["C"] for m, q in res["q"].items()}, ax=fig.add_subplot(1, n, n), ylabel="M2")
     save(fig, path)
 
 
+RULE_TEXT = {"thesis": "the thesis's rule (`THESIS_RULE`: uniform start, variance floor 1e-6; 50 epochs, 10 restarts, "
+                        "the best by log-likelihood)",
+             "default": "`NaiveBayesMap()`'s defaults (issue 27: principal-plane start, variance floor 1.0 in "
+                         "z-scored units, 50 epochs, 1 restart)"}
+
+
+def _check_all(results, chosen, rule, rules):
+    """{(data set, statement): True/False/None (not checked)} under ``rule``, and the orders of the mean curves."""
+    out = {}
+    for ds, text, need, check in STATEMENTS:
+        res = results.get(ds)
+        if res is None:
+            if ds in chosen:
+                out[ds, text] = None
+            continue
+        r = _view(res["q"], rule, rules)
+        out[ds, text] = bool(check(r)) if all(m in r for m in need.split()) else None
+    return out
+
+
+def _both_tables(results, chosen, rules):
+    """The statements under each rule side by side, T(10) / C(10) per data set, and the overall statements."""
+    L = []
+    checks = {rule: _check_all(results, chosen, rule, rules) for rule in rules}
+    keys = list(checks[rules[0]])
+    word = {True: "holds", False: "does not hold", None: "not checked"}
+    rows = [[ds, text, *[word[checks[r][ds, text]] for r in rules]] for ds, text in keys]
+    L += md_table(["data set", "statement (thesis, section 8.5)", *[f"NBM: {r}" for r in rules]], rows)
+    L.append("")
+    for r in rules:
+        hold = sum(v is True for v in checks[r].values())
+        n = sum(v is not None for v in checks[r].values())
+        L.append(f"* NBM {r}: {hold} of {n} checked statements hold.")
+    changed = [f"{ds}: {text} ({word[checks[rules[0]][ds, text]]} -> {word[checks[rules[1]][ds, text]]})"
+               for ds, text in keys if checks[rules[0]][ds, text] != checks[rules[1]][ds, text]]
+    L += [f"* Changed from {rules[0]} to {rules[1]} ({len(changed)}): " + ("; ".join(changed) or "none") + ".", ""]
+    i10 = KS.index(10)
+    L += ["## T(10) / C(10) per data set", "",
+          "Trustworthiness and continuity at k = 10. 'NBM default >= PCA': both T and C at least PCA's; 'within "
+          "0.01': T and C each within 0.01 of (or above) the better of SOM and GTM.", ""]
+    cols = _methods(rules)
+    rows, sums = [], {m: [] for m in cols}
+    n_pca, n_near = dict.fromkeys(rules, 0), dict.fromkeys(rules, 0)
+    for name, res in results.items():
+        if res is None or not all(m in res["q"] for m in cols):
+            continue
+        tc = {m: (res["q"][m]["T"][i10], res["q"][m]["C"][i10]) for m in cols}
+        for m in cols:
+            sums[m].append(tc[m])
+        best = (max(tc["SOM"][0], tc["GTM"][0]), max(tc["SOM"][1], tc["GTM"][1]))
+        for r in rules:
+            t, c = tc[_nbm_key(r, rules)]
+            n_pca[r] += t >= tc["PCA"][0] and c >= tc["PCA"][1]
+            n_near[r] += t >= best[0] - TOL and c >= best[1] - TOL
+        rows.append([name, f"{res['n']} x {res['d']}", *[f"{fmt(tc[m][0], 3)} / {fmt(tc[m][1], 3)}" for m in cols]])
+    if rows:
+        rows.append(["mean", "", *[f"{fmt(np.mean([v[0] for v in sums[m]]), 3)} / "
+                                   f"{fmt(np.mean([v[1] for v in sums[m]]), 3)}" for m in cols]])
+    L += md_table(["data set", "N x n", *cols], rows)
+    L.append("")
+    for r in rules:
+        L.append(f"* NBM {r}: T and C >= PCA's on {n_pca[r]} of {len(rows) - 1 if rows else 0} data sets; T and C "
+                 f"within 0.01 of the better of SOM and GTM on {n_near[r]}.")
+    L.append("")
+    full = {n: r for n, r in results.items() if r and all(m in r["q"] for m in cols)}
+    if full:
+        L += ["## Overall statements", ""]
+        for rule in rules:
+            v = {n: _view(r["q"], rule, rules) for n, r in full.items()}
+            som_small = sum(_order(q, "T", hi=10)[0] == "SOM" for q in v.values())
+            som_worst = sum(_order(q, "C")[-1] == "SOM" for q in v.values())
+            nbm_gtm = sum(_mean(q, "NBM", "C") >= _mean(q, "GTM", "C") for q in v.values())
+            L.append(f"* NBM {rule}: SOM best mean M1 over k <= 10 on {som_small} of {len(full)}; SOM lowest mean "
+                     f"M2 on {som_worst}; NBM's mean M2 >= GTM's on {nbm_gtm}.")
+        L.append("")
+    return L
+
+
 def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None = None, datasets=None,
-        data_home=None, log=print) -> Path:
+        data_home=None, log=print, nbm: str = "thesis", som_epochs: int | None = None,
+        som_runs: int | None = None) -> Path:
     """Run the comparison and write the report (and one PNG per data set); returns the report's path.
 
     ``quick``: Iris only (unless ``datasets`` says otherwise), 5 epochs, 1-2 runs per method; not the reproduction.
     ``datasets``: thesis names (default: all ten). A data set missing from ``../shared/datasets`` is reported as not
     available.
+    ``nbm``: ``"thesis"`` (the reproduction: the thesis's rule, ``THESIS_RULE``, 10 restarts), ``"default"``
+    (``NaiveBayesMap()``'s defaults since issue 27) or ``"both"`` (both maps beside the same PCA, SOM and GTM, and
+    the statements checked under each).
+    ``som_epochs``, ``som_runs``: MiniSom's budget (default 100 epochs x 3 runs; the thesis: 1000 x 10).
     """
+    if nbm not in (*NBM_RULES, "both"):
+        raise ValueError(f"nbm == {nbm!r}: use 'thesis' (the thesis's rule), 'default' (NaiveBayesMap()'s "
+                         "defaults) or 'both'.")
+    rules = NBM_RULES if nbm == "both" else (nbm,)
+    methods = _methods(rules)
+    som_epochs = 100 if som_epochs is None else int(som_epochs)
+    som_runs = 3 if som_runs is None else int(som_runs)
     path = report_path(output, NAME, output_dir)
     t0 = time.perf_counter()
+    load0 = os.getloadavg()
     chosen = list(datasets) if datasets is not None else (["Iris"] if quick else [d[0] for d in DATASETS])
     figs = figure_dir(path)
     results = {}
@@ -194,22 +305,28 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
             continue
         log(f"{name} ...")
         try:
-            X, y, res = _run_dataset(name, file, quick, data_home, n_jobs, log)
+            X, y, res = _run_dataset(name, file, quick, data_home, n_jobs, log, rules, som_epochs, som_runs)
         except FileNotFoundError:
             results[name] = None
             log(f"  {name}: not available in ../shared/datasets")
             continue
-        fname = f"{NAME}-{name.lower()}{'-quick' if quick else ''}.png"
-        _figure(name, y, res, figs / fname)
+        tag = "" if nbm == "thesis" else f"-nbm-{nbm}"
+        fname = f"{NAME}-{name.lower()}{tag}{'-quick' if quick else ''}.png"
+        _figure(name, y, res, figs / fname, methods)
         res["figure"] = fname
         results[name] = res
 
     L = [f"# {NAME}: PCA, SOM, GTM and NBM maps of ten UCI data sets (thesis Figs. 5.5-5.14)", "",
          run_facts(time.perf_counter() - t0, n_jobs, quick), "",
          "## Protocol", "", (__doc__ or "").split("Protocol", 1)[1].split("\n", 1)[1].strip(), "",
-         f"Here: SOM {'5' if quick else '100'} epochs (the thesis: 1000) and {'1' if quick else '3'} runs (the "
-         "thesis: 10), to keep the run within minutes (MiniSom trains one sample at a time in Python); GTM "
+         f"Here: SOM {'5' if quick else som_epochs} epochs (the thesis: 1000) and {'1' if quick else som_runs} runs "
+         "(the thesis: 10), to keep the run within minutes (MiniSom trains one sample at a time in Python); GTM "
          f"{'5' if quick else '50'} cycles; NBM {'5 epochs, 2' if quick else '50 epochs, 10'} restarts.", ""]
+    if nbm != "thesis":
+        L += [f"NBM run here: {', '.join(RULE_TEXT[r] for r in rules)}.", "",
+              f"Load average (1, 5, 15 min): {', '.join(f'{v:.1f}' for v in load0)} at the start, "
+              f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} at the end (2 cores shared; the fit times are "
+              "noisy).", ""]
     notes = {m: n for r in results.values() if r for m, n in r["notes"].items()}
     for m, n in notes.items():
         L.append(f"* {m}: {n}.")
@@ -219,7 +336,7 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
         if res is None:
             rows.append([name, "not available", *[""] * 6])
             continue
-        for m in METHODS:
+        for m in methods:
             if m not in res["q"]:
                 rows.append([name, m, "not run", "", "", "", "", "", ""])
                 continue
@@ -231,8 +348,10 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
                   rows)
     L += ["", "## Which statements of section 8.5 hold", "",
           f"Means over k are over k = 5..50 (or the stated range); '~' means mean curves within {TOL}.", ""]
+    if len(rules) > 1:
+        L += _both_tables(results, chosen, rules)
     srows, n_hold, n_checked = [], 0, 0
-    for ds, text, need, check in STATEMENTS:
+    for ds, text, need, check in (STATEMENTS if len(rules) == 1 else ()):
         res = results.get(ds)
         if res is None:
             if ds in chosen:
@@ -248,10 +367,11 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
         order_t = " > ".join(_order(res["q"], "T"))
         order_c = " > ".join(_order(res["q"], "C"))
         srows.append([ds, text, "holds" if ok else "does not hold", f"M1: {order_t}; M2: {order_c}"])
-    L += md_table(["data set", "statement (thesis, section 8.5)", "here", "mean orders over k"], srows)
-    L += ["", f"{n_hold} of {n_checked} checked statements hold.", ""]
+    if len(rules) == 1:
+        L += md_table(["data set", "statement (thesis, section 8.5)", "here", "mean orders over k"], srows)
+        L += ["", f"{n_hold} of {n_checked} checked statements hold.", ""]
     full = {n: r for n, r in results.items() if r and all(m in r["q"] for m in METHODS)}
-    if full:
+    if full and len(rules) == 1:
         som_small = sum(_order(r["q"], "T", hi=10)[0] == "SOM" for r in full.values())
         som_worst = sum(_order(r["q"], "C")[-1] == "SOM" for r in full.values())
         nbm_gtm = sum(_mean(r["q"], "NBM", "C") >= _mean(r["q"], "GTM", "C") for r in full.values())

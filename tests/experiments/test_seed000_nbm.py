@@ -72,3 +72,71 @@ def test_maps_missing_data_and_statement_checks(tmp_path, monkeypatch):
     assert checks["Iris", "NBM close behind PCA (second M1)"](r)
     assert checks["Iris", "M2: NBM ~ PCA best"](r)
     assert not checks["Pima", "SOM best M1"](r)
+
+
+def _record_nbm(monkeypatch):
+    """Patch NaiveBayesMap with a subclass that records the parameters of every fit."""
+    from pgmpy_ext.maps import NaiveBayesMap
+
+    seen = []
+
+    class Recording(NaiveBayesMap):
+        def fit(self, X, y=None):
+            seen.append(self.get_params())
+            return super().fit(X, y)
+
+    monkeypatch.setattr("pgmpy_ext.maps.NaiveBayesMap", Recording)
+    return seen
+
+
+def test_maps_nbm_option_reaches_the_estimator(tmp_path, monkeypatch, shared_datasets):
+    from pgmpy_ext.maps import THESIS_RULE, NaiveBayesMap
+
+    defaults = NaiveBayesMap().get_params()
+    seen = _record_nbm(monkeypatch)
+    text = maps.run(tmp_path / "d.md", quick=True, datasets=["Iris"], data_home=shared_datasets, nbm="default",
+                    **QUIET).read_text()
+    assert len(seen) == 1
+    for key in ("init", "var_floor", "n_init", "n_epochs", "variance_update", "standardize"):
+        assert seen[0][key] == defaults[key], key
+    assert seen[0]["init"] != THESIS_RULE["init"]
+    assert seen[0]["var_floor"] != THESIS_RULE["var_floor"]
+    assert "NaiveBayesMap()`'s defaults" in text
+    assert "Load average" in text
+    assert (tmp_path / "figures" / "seed000-nbm-maps-iris-nbm-default-quick.png").exists()
+
+    seen.clear()
+    maps.run(tmp_path / "t.md", quick=True, datasets=["Iris"], data_home=shared_datasets, **QUIET)
+    assert len(seen) == 1                                          # the reproduction's default: the thesis's rule
+    assert {k: seen[0][k] for k in THESIS_RULE} == THESIS_RULE
+    assert seen[0]["n_init"] == 2
+
+    seen.clear()
+    text = maps.run(tmp_path / "b.md", quick=True, datasets=["Iris"], data_home=shared_datasets, nbm="both",
+                    **QUIET).read_text()
+    assert [p["init"] for p in seen] == [THESIS_RULE["init"], defaults["init"]]
+    assert "| data set | statement (thesis, section 8.5) | NBM: thesis | NBM: default |" in text
+    for part in ("* NBM thesis: ", "* NBM default: ", "## T(10) / C(10) per data set"):
+        assert part in text
+    with pytest.raises(ValueError, match="nbm == 'paper'"):
+        maps.run(tmp_path / "x.md", quick=True, nbm="paper", **QUIET)
+
+
+def test_cli_nbm_and_som_budget_options(tmp_path, monkeypatch, capsys):
+    from pgmpy_ext.cli import main
+
+    seen = {}
+
+    def fake(output=None, *, output_dir=None, quick=False, n_jobs=None, nbm="thesis", som_epochs=None,
+             som_runs=None):
+        seen.update(nbm=nbm, som_epochs=som_epochs, som_runs=som_runs)
+        return output
+
+    monkeypatch.setattr(maps, "run", fake)
+    assert main(["reproduce", "seed000-nbm-maps", "--output", str(tmp_path / "a.md"), "--nbm", "both",
+                 "--som-epochs", "7", "--som-runs", "2"]) == 0
+    assert seen == {"nbm": "both", "som_epochs": 7, "som_runs": 2}
+    assert main(["reproduce", "seed000-nbm-maps", "--output", str(tmp_path / "a.md")]) == 0
+    assert seen == {"nbm": "thesis", "som_epochs": None, "som_runs": None}
+    assert main(["reproduce", "seed000-nbm-iris", "--output", str(tmp_path / "b.md"), "--nbm", "default"]) == 2
+    assert "has no --nbm option" in capsys.readouterr().err
