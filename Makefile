@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.pgmpy_ext_installed
-SOURCES := setup.py pyproject.toml $(wildcard cython_core/*.pyx cython_core/*.pxd)
+SOURCES := setup.py pyproject.toml $(wildcard cython_core/*.pyx cython_core/*.pxd cython_core/*.pxi)
 
 .PHONY: demo test bench lint clean build gallery docs
 

@@ -31,6 +31,8 @@ order, C-order over ``(x_i, x_j, c)``; ``p = i*m - i*(i+1)/2 + (j - i - 1)``.
 import numpy as np
 
 from cython.parallel cimport prange
+
+include "_scratch.pxi"
 from libc.math cimport exp, log, INFINITY
 
 from _mathutils cimport logsumexp_row
@@ -109,9 +111,9 @@ def multinet_log_joint(const code_t[:, ::1] X,
     bounds_np = _row_blocks(n, n_threads)
     cdef const intp_t[::1] bounds = bounds_np
     cdef intp_t n_blocks = bounds.shape[0] - 1
-    xv_np = np.empty((n_blocks, max(m, 1)), dtype=np.intp)
+    xv_np = _thread_rows(n_blocks, m, np.intp)
     cdef intp_t[:, ::1] xv = xv_np
-    err_np = np.full((n_blocks, 2), -1, dtype=np.intp)  # row, attribute
+    err_np = _thread_rows(n_blocks, 2, np.intp, -1)  # row, attribute
     cdef intp_t[:, ::1] err = err_np
     cdef intp_t b
     with nogil:

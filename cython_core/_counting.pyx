@@ -15,6 +15,8 @@ import numpy as np
 
 from cython.parallel cimport prange
 
+include "_scratch.pxi"
+
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
@@ -164,7 +166,7 @@ def pairwise_counts(const fcode_t[:, ::1] X,
     bounds_np = _balanced_blocks(m, n_blocks)
     cdef const intp_t[::1] bounds = bounds_np
     # per-block scratch for u[j] = x_j * cond_card + c: (n_blocks, m)
-    u_np = np.empty((n_blocks, m), dtype=np.intp)
+    u_np = _thread_rows(n_blocks, m, np.intp)
     cdef intp_t[:, ::1] u = u_np
     cdef intp_t b
     # Unweighted counts go to an int32 scratch table first: half the memory traffic of float64 increments,
@@ -316,8 +318,8 @@ cdef int _pairwise_grouped(const fcode_t[:, ::1] X, const intp_t[::1] features, 
     bounds_np = _balanced_blocks(G, n_blocks) if G > 1 else np.array([0, 1], dtype=np.intp)
     bounds_np[-1] = G  # the last group has no later partner but owns its within-group pairs
     cdef const intp_t[::1] bounds = bounds_np
-    ug_np = np.empty((n_blocks, _GROUP_ROWS * 2 * G), dtype=np.intp)  # see _grouped_block
-    u_np = np.empty((n_blocks, features.shape[0]), dtype=np.intp)
+    ug_np = _thread_rows(n_blocks, _GROUP_ROWS * 2 * G, np.intp)  # see _grouped_block
+    u_np = _thread_rows(n_blocks, features.shape[0], np.intp)
     cdef intp_t[:, ::1] ug = ug_np
     cdef intp_t[:, ::1] u = u_np
     with nogil:

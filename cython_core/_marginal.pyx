@@ -38,6 +38,8 @@ and is reported).
 import numpy as np
 
 from cython.parallel cimport prange
+
+include "_scratch.pxi"
 from libc.math cimport exp, log, INFINITY
 
 from _typedefs cimport code_t, float64_t, intp_t
@@ -224,9 +226,9 @@ def forest_log_joint(const code_t[:, ::1] X,
     cdef intp_t n_blocks = max(1, min(n_threads, n))
     bounds_np = np.linspace(0, n, n_blocks + 1).round().astype(np.intp)
     cdef const intp_t[::1] bounds = bounds_np
-    msg_np = np.empty((n_blocks, max(S, 1)), dtype=np.float64)
+    msg_np = _thread_rows(n_blocks, S, np.float64)
     cdef float64_t[:, ::1] msg = msg_np
-    err_np = np.full((n_blocks, 2), -1, dtype=np.intp)
+    err_np = _thread_rows(n_blocks, 2, np.intp, -1)
     cdef intp_t[:, ::1] err = err_np
     cdef intp_t bad
     with nogil:

@@ -44,6 +44,8 @@ log-likelihood (unless the row weight is 0: zero-weight rows never change a tota
 import numpy as np
 
 from cython.parallel cimport prange
+
+include "_scratch.pxi"
 from libc.math cimport exp, INFINITY, NAN
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t
 
@@ -301,9 +303,9 @@ def log_joint_batch(const fcode_t[:, ::1] X,
     bounds_np = _row_blocks(n, n_threads)
     cdef const intp_t[::1] bounds = bounds_np
     cdef intp_t n_blocks = bounds.shape[0] - 1
-    idx_np = np.empty((n_blocks, max(V, 1)), dtype=np.intp)
+    idx_np = _thread_rows(n_blocks, V, np.intp)
     cdef intp_t[:, ::1] idx = idx_np
-    err_np = np.full((n_blocks, 4), -1, dtype=np.intp)  # status, row, node, family position
+    err_np = _thread_rows(n_blocks, 4, np.intp, -1)  # status, row, node, family position
     cdef intp_t[:, ::1] err = err_np
     cdef intp_t b, r, r0, r1
     cdef int status
@@ -383,12 +385,12 @@ def posterior_batch(const fcode_t[:, ::1] X,
     bounds_np = _row_blocks(n, n_threads)
     cdef const intp_t[::1] bounds = bounds_np
     cdef intp_t n_blocks = bounds.shape[0] - 1
-    idx_np = np.empty((n_blocks, max(V, 1)), dtype=np.intp)
+    idx_np = _thread_rows(n_blocks, V, np.intp)
     cdef intp_t[:, ::1] idx = idx_np
-    err_np = np.full((n_blocks, 4), -1, dtype=np.intp)
+    err_np = _thread_rows(n_blocks, 4, np.intp, -1)
     cdef intp_t[:, ::1] err = err_np
-    zero_np = np.zeros(n_blocks, dtype=np.intp)
-    cdef intp_t[::1] n_zero = zero_np
+    zero_np = _thread_rows(n_blocks, 1, np.intp, 0)
+    cdef intp_t[:, ::1] n_zero = zero_np
     cdef intp_t b, r, h
     cdef int status
     cdef double lse
@@ -404,7 +406,7 @@ def posterior_batch(const fcode_t[:, ::1] X,
                 lse = logsumexp_row(&resp[r, 0], K)
                 loglik[r] = lse
                 if lse == -INFINITY:
-                    n_zero[b] += 1
+                    n_zero[b, 0] += 1
                     for h in range(K):
                         resp[r, h] = NAN
                 else:
@@ -413,7 +415,7 @@ def posterior_batch(const fcode_t[:, ::1] X,
     for b in range(n_blocks):
         if err[b, 0] > 0:
             _raise_row_error(<int>err[b, 0], err[b, 1], err[b, 2], err[b, 3], fam_cols, X)
-    return int(zero_np.sum())
+    return int(zero_np[:, 0].sum())
 
 
 def estep_accumulate(const fcode_t[:, ::1] X,
@@ -957,14 +959,14 @@ def log_joint_columns(columns,
     bounds_np = _row_blocks(n, n_threads)
     cdef const intp_t[::1] bounds = bounds_np
     cdef intp_t n_blocks = bounds.shape[0] - 1
-    idx_np = np.empty((n_blocks, _NODE_CHUNK * _COL_BLOCK), dtype=np.int32)
-    flag_np = np.empty((n_blocks, _COL_BLOCK), dtype=np.int32)
-    err_np = np.full((n_blocks, 2), -1, dtype=np.intp)
-    marked_np = np.zeros(n_blocks, dtype=np.intp)
+    idx_np = _thread_rows(n_blocks, _NODE_CHUNK * _COL_BLOCK, np.int32)
+    flag_np = _thread_rows(n_blocks, _COL_BLOCK, np.int32)
+    err_np = _thread_rows(n_blocks, 2, np.intp, -1)
+    marked_np = _thread_rows(n_blocks, 1, np.intp, 0)
     cdef int32_t[:, ::1] idx = idx_np
     cdef int32_t[:, ::1] flag = flag_np
     cdef intp_t[:, ::1] err = err_np
-    cdef intp_t[::1] marked = marked_np
+    cdef intp_t[:, ::1] marked = marked_np
     cdef intp_t b, r0, r1, got
     cdef const intp_t* np_p = &node_ptr[0]
     cdef const intp_t* oc_p = &obs_col[0] if F > 0 else NULL
@@ -985,11 +987,11 @@ def log_joint_columns(columns,
                                      tab_p, K, &out[r0, 0], &idx[b, 0], &flag[b, 0], &err[b, 0])
                 if got < 0:
                     break
-                marked[b] += got
+                marked[b, 0] += got
                 r0 = r1
     for b in range(n_blocks):
         if err[b, 0] >= 0:
             j = err[b, 1]
             col = columns[obs_col[j]]
             raise KernelInputError("range", int(err[b, 0]), int(j), int(obs_col[j]), int(col[err[b, 0]]))
-    return int(marked_np.sum())
+    return int(marked_np[:, 0].sum())
