@@ -13,6 +13,7 @@ from cython.parallel cimport prange, threadid
 from libc.math cimport exp, lgamma, log, INFINITY
 
 from _fcode cimport fcode_t
+from _mathutils cimport posterior_row
 from _typedefs cimport code_t, float64_t, intp_t
 
 
@@ -106,7 +107,7 @@ def latent_class_estep(const fcode_t[:, ::1] X,            # IN  (N, M) codes, -
     cdef intp_t[::1] col_off = np.ascontiguousarray(np.asarray(offsets)[np.asarray(col_var)], dtype=np.intp)
     cdef intp_t d, d0, d1, b0, b1, c, j, k, v, r0, r1
     cdef code_t xc
-    cdef double lse, total = 0.0, wd, mx, sm, a0, a1, a2, a3
+    cdef double lse, total = 0.0, wd, a0, a1, a2, a3
     cdef intp_t n_zero = 0
     cdef double* Ld
     cdef float64_t* crow
@@ -161,23 +162,12 @@ def latent_class_estep(const fcode_t[:, ::1] X,            # IN  (N, M) codes, -
             for d in range(d0, d1):  # normalise: posteriors, log-likelihood; then w_d q_dj kept in L for the scatter
                 Ld = &Lt[(d - d0) * K]
                 wd = w[d]
-                mx = -INFINITY
-                for j in range(K):
-                    if Ld[j] > mx:
-                        mx = Ld[j]
-                if mx == -INFINITY:
+                lse = posterior_row(Ld, K)
+                if lse == -INFINITY:
                     n_zero += 1
                     total += -INFINITY if wd > 0 else 0.0
-                    for j in range(K):
-                        Ld[j] = 1.0 / K
                 else:
-                    sm = 0.0
-                    for j in range(K):
-                        sm += exp(Ld[j] - mx)
-                    lse = mx + log(sm)
                     total += wd * lse
-                    for j in range(K):
-                        Ld[j] = exp(Ld[j] - lse)
                 if want_resp:
                     for j in range(K):
                         resp[d, j] = Ld[j]

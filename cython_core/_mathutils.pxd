@@ -29,3 +29,27 @@ cdef inline double logsumexp_row(const double* a, Py_ssize_t n) noexcept nogil:
     for k in range(n):
         s += exp(a[k] - m)
     return m + log(s)
+
+
+cdef inline double posterior_row(double* a, Py_ssize_t n) noexcept nogil:
+    """``a[0:n]`` (one row's log-joint scores) normalised in place into posteriors; returns the row's
+    log-likelihood ``log(sum(exp(a)))``, max-subtracted. A row whose every score is -inf becomes uniform and returns
+    -inf (the E steps count it as a zero-probability row)."""
+    cdef Py_ssize_t k
+    cdef double m = -INFINITY
+    cdef double s = 0.0
+    cdef double lse
+    for k in range(n):
+        if a[k] > m:
+            m = a[k]
+    if m == -INFINITY:
+        for k in range(n):
+            a[k] = 1.0 / n
+        return -INFINITY
+    for k in range(n):
+        s += exp(a[k] - m)
+    lse = m + log(s)
+    for k in range(n):
+        a[k] = exp(a[k] - lse)
+    return lse
+

@@ -11,6 +11,7 @@ from cython.parallel cimport prange
 from libc.math cimport exp, log, INFINITY
 from libc.stdint cimport int8_t
 
+from _mathutils cimport posterior_row
 from _typedefs cimport float64_t, intp_t
 
 
@@ -129,7 +130,7 @@ def dosage_estep(const int8_t[:, ::1] G,                 # IN  (N, M) dosages 0.
     L_buf = np.empty(max(T * K, 1), dtype="float64")
     cdef double[::1] Lt = L_buf
     cdef intp_t d, d0, d1, b0, b1, i, j
-    cdef double total = 0.0, wd, mx, sm, lse, a0, a1, a2, a3
+    cdef double total = 0.0, wd, lse, a0, a1, a2, a3
     cdef intp_t n_zero = 0
     cdef double* Ld
     cdef const float64_t* trow
@@ -168,23 +169,12 @@ def dosage_estep(const int8_t[:, ::1] G,                 # IN  (N, M) dosages 0.
                 if want_resp and log_joint:
                     for j in range(K):
                         resp[d, j] = Ld[j]
-                mx = -INFINITY
-                for j in range(K):
-                    if Ld[j] > mx:
-                        mx = Ld[j]
-                if mx == -INFINITY:
+                lse = posterior_row(Ld, K)
+                if lse == -INFINITY:
                     n_zero += 1
                     total += -INFINITY if wd > 0 else 0.0
-                    for j in range(K):
-                        Ld[j] = 1.0 / K
                 else:
-                    sm = 0.0
-                    for j in range(K):
-                        sm += exp(Ld[j] - mx)
-                    lse = mx + log(sm)
                     total += wd * lse
-                    for j in range(K):
-                        Ld[j] = exp(Ld[j] - lse)
                 if want_resp and not log_joint:
                     for j in range(K):
                         resp[d, j] = Ld[j]
