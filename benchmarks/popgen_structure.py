@@ -240,6 +240,28 @@ def goals(rows, ours_name, others) -> list[str]:
     return out or ["* none: the default is within 0.5 points of (or above) every baseline on every data set."]
 
 
+def paired(rows, ours_name, others) -> list[str]:
+    """Per setting: the mean paired accuracy difference ``ours - baseline`` over seeds, its standard error, wins."""
+    out = ["| data | F | baseline | seeds | mean difference | standard error | ours better / equal / worse |",
+           "|---|---|---|---|---|---|---|"]
+    keys = []
+    for r in rows:
+        if (r["kind"], r["level"]) not in keys:
+            keys.append((r["kind"], r["level"]))
+    for kind, level in keys:
+        mine = {r["seed"]: r["acc"] for r in rows if (r["kind"], r["level"], r["method"]) == (kind, level, ours_name)}
+        for o in others:
+            theirs = {r["seed"]: r["acc"] for r in rows if (r["kind"], r["level"], r["method"]) == (kind, level, o)}
+            common = sorted(set(mine) & set(theirs))
+            if not common:
+                continue
+            d = np.array([mine[s] - theirs[s] for s in common])
+            se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("nan")
+            out.append(f"| {kind} | {level} | {o} | {len(d)} | {d.mean():+.4f} | {se:.4f} | "
+                       f"{int((d > 0).sum())} / {int((d == 0).sum())} / {int((d < 0).sum())} |")
+    return out
+
+
 def main():
     from threadpoolctl import threadpool_limits
 
@@ -250,11 +272,16 @@ def main():
     ap.add_argument("--tune", action="store_true")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--kinds", nargs="*", default=None)
+    ap.add_argument("--levels", nargs="*", type=float, default=None, help="keep only these simulator levels")
+    ap.add_argument("--first-seed", type=int, default=0, help="evaluation seeds first-seed .. first-seed + reps - 1")
     ap.add_argument("--slow-seeds", type=int, default=None,
                     help="run the ADMIXTURE-style reference and fastmixture on the first this many seeds only")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     kinds = SETTINGS if not args.kinds else {k: SETTINGS[k] for k in args.kinds}
+    if args.levels:
+        kinds = {k: [lv for lv in v if lv in args.levels] for k, v in kinds.items()}
+        kinds = {k: v for k, v in kinds.items() if v}
     lines = ["# benchmarks/popgen_structure.py" + (" --tune" if args.tune else ""), "",
              f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs visible (shared "
              f"machine), one thread per method. Load average before: {os.getloadavg()}.", ""]
@@ -265,7 +292,7 @@ def main():
                    "EMA, 3 SVD starts": ours(n_init=3), "EMA, plug-in q": ours(memberships="plug-in"),
                    "EMA, no SQUAREM": ours(accelerate=None), "PCA + k-means": pca_kmeans}
     else:
-        seeds = range(args.reps)
+        seeds = range(args.first_seed, args.first_seed + args.reps)
         methods = {"ours (default)": ours(), "ours, thesis setting (10 random starts)": thesis(10),
                    "ours, plug-in q": ours(memberships="plug-in"), "PCA + k-means": pca_kmeans,
                    "ADMIXTURE-style EM (reference)": admixture_reference, "fastmixture": fastmixture}
@@ -278,6 +305,8 @@ def main():
     others = ["PCA + k-means"] + ([] if args.tune else ["ADMIXTURE-style EM (reference)", "fastmixture"])
     lines += ["## Accuracy goal: where the default is more than 0.5 points below a baseline", ""] + \
         goals(rows, base, others) + [""]
+    lines += ["## Paired differences (default minus baseline, same data sets), mean +- standard error over seeds",
+              ""] + paired(rows, base, others) + [""]
     cal = [r for r in rows if r["method"] == base]
     gap = [r["maxq"] - r["acc"] for r in cal]
     lines += ["## Calibration of the default (mean max q minus accuracy, per data set)", "",

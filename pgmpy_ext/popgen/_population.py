@@ -39,7 +39,13 @@ from pgmpy_ext.popgen._engine import (
     svd_start_scores,
 )
 from pgmpy_ext.popgen._fst import FST_VARIANTS, fst_from_counts, fst_from_model, fst_reynolds
-from pgmpy_ext.popgen._genotypes import Genotypes, as_genotypes
+from pgmpy_ext.popgen._genotypes import (
+    Genotypes,
+    _from_dosages,
+    as_genotypes,
+    check_individuals_observed,
+    dosage_matrix,
+)
 from pgmpy_ext.stats import MISSING_POLICIES, LatentClassLayout, latent_class_log_joint
 from pgmpy_ext.utils import (
     LOG_PROB_FLOOR,
@@ -366,47 +372,30 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
             return self._fit_dask(X)  # a dask array of dosages; a dask DataFrame is refused
         refuse_dask(self, X, method="fit")
         check_unique_columns(X, "PopulationEMA (one column per locus)")
-        g = as_genotypes(X, ploidy=int(self.ploidy))
-        if g.n_individuals == 0:
-            raise ValueError("X has no individuals (0 rows); PopulationEMA needs genotypes to cluster.")
+        d = _fit_data(X, int(self.ploidy))
+        source = d.source
         K = int(self.n_clusters)
-        mask = g.polymorphic
-        if not mask.any():
-            raise ValueError("every locus is monomorphic (a single observed allele); there is nothing to cluster on.")
-        used = np.flatnonzero(mask)
-        alleles = np.ascontiguousarray(g.alleles[:, used, :]) if not mask.all() else g.alleles
-        if (alleles < 0).all(axis=(1, 2)).any():
-            d = int(np.flatnonzero((alleles < 0).all(axis=(1, 2)))[0])
-            raise ValueError(f"individual {g.individuals[d]!r} has every polymorphic locus missing; drop it before "
-                             "fitting.")
-        cards = g.cards[used]
-        labels_used = [g.allele_labels[i] for i in used]
-        loci_used = [g.loci[i] for i in used]
-        source = _source_of(alleles, cards, g.ploidy, list(g.individuals))
         n_distinct = _n_distinct(source)
         if K > n_distinct:
             raise ValueError(f"n_clusters == {K} exceeds the {n_distinct} distinct genotypes of the "
-                             f"{g.n_individuals} individuals; use at most {n_distinct} clusters.")
-
-        def gu_fn():
-            return Genotypes(alleles, labels_used, loci_used, g.individuals, g.populations, g.locations)
+                             f"{len(d.individuals)} individuals; use at most {n_distinct} clusters.")
 
         rng = check_generator(self.random_state)
-        init_fn = self._init_fn(source, gu_fn, K, rng, g.n_individuals)
+        init_fn = self._init_fn(source, d.genotypes, K, rng, len(d.individuals))
         starts = run_starts(partial(self._single_start, source, init_fn), int(self.n_init), rng, n_jobs=self.n_jobs,
                             show_progress=self.show_progress, desc="PopulationEMA starts")
         result = finish(source, combine(source, starts, self.policy, missing=self.missing), missing=self.missing,
                         with_resp=True)
-        self.n_individuals_ = g.n_individuals
-        self.n_loci_in_ = g.n_loci
-        self._loci_in = list(g.loci)  # the fitted locus names, checked against a DataFrame's columns at predict
-        self.loci_mask_ = mask
-        self.loci_ = loci_used
-        self.cards_ = cards
-        self.allele_labels_ = [list(lab) for lab in labels_used]
-        self.populations_ = g.populations
-        self.individuals_ = g.individuals
-        self._set_result(result, starts, source, g.n_loci, mask)
+        self.n_individuals_ = len(d.individuals)
+        self.n_loci_in_ = len(d.loci_in)
+        self._loci_in = list(d.loci_in)  # the fitted locus names, checked against a DataFrame's columns at predict
+        self.loci_mask_ = d.mask
+        self.loci_ = d.loci
+        self.cards_ = d.cards
+        self.allele_labels_ = [list(lab) for lab in d.labels]
+        self.populations_ = d.populations
+        self.individuals_ = d.individuals
+        self._set_result(result, starts, source, len(d.loci_in), d.mask)
         return self
 
     def _set_result(self, result, starts, source, n_loci_in: int, mask) -> None:
@@ -585,6 +574,75 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
             return fst_from_model(self.theta_, self.weights_, self.cards_, self.n_individuals_, loci=loci,
                                   variant=variant)
         return fst_reynolds(X, self.q_, loci=loci, variant=variant)
+
+
+@dataclass
+class _FitData:
+    """What ``fit`` needs of the user's genotypes: the EM's data source and the polymorphic loci's names, labels
+    and cards; ``genotypes()`` the allele codes of those loci (built only for ``init="pca-kmeans"``)."""
+
+    source: object
+    mask: np.ndarray
+    cards: np.ndarray
+    labels: list
+    loci: list
+    loci_in: list
+    individuals: np.ndarray
+    populations: np.ndarray | None
+    genotypes: object
+
+
+def _fit_data(X, ploidy: int) -> _FitData:
+    """Read ``fit``'s input once. An integer dosage matrix (array or DataFrame) goes straight to int8 dosages
+    (``dosage_matrix``; no allele codes, which cost ``ploidy`` int32 per genotype and a conversion back); any other
+    input through ``as_genotypes``. Both give the same loci, labels, memberships and parameters (tested)."""
+    dm = dosage_matrix(X, ploidy=ploidy)
+    if dm is not None:
+        dose, loci_in, individuals = dm
+        obs = dose >= 0
+        check_individuals_observed(obs.any(axis=1), individuals)
+        n_obs = obs.sum(axis=0)
+        ones = np.where(obs, dose, 0).sum(axis=0, dtype=np.int64)
+        mask = (ones > 0) & (ones < ploidy * n_obs)  # both alleles observed
+        _refuse_monomorphic(mask)
+        used = np.flatnonzero(mask)
+        G = dose if mask.all() else np.ascontiguousarray(dose[:, used])
+        _refuse_empty((G >= 0).any(axis=1), individuals, "every polymorphic locus missing")
+        loci = [loci_in[i] for i in used]
+
+        def genotypes():
+            return _from_dosages(G, G >= 0, ploidy, loci, individuals)
+
+        return _FitData(DosageSource(G, ploidy), mask, np.full(len(used), 2, dtype=np.intp), [[0, 1]] * len(used),
+                        loci, list(loci_in), individuals, None, genotypes)
+    g = as_genotypes(X, ploidy=ploidy)
+    if g.n_individuals == 0:
+        raise ValueError("X has no individuals (0 rows); PopulationEMA needs genotypes to cluster.")
+    mask = g.polymorphic
+    _refuse_monomorphic(mask)
+    used = np.flatnonzero(mask)
+    alleles = np.ascontiguousarray(g.alleles[:, used, :]) if not mask.all() else g.alleles
+    _refuse_empty((alleles >= 0).any(axis=(1, 2)), g.individuals, "every polymorphic locus missing")
+    cards = g.cards[used]
+    labels = [g.allele_labels[i] for i in used]
+    loci = [g.loci[i] for i in used]
+
+    def genotypes():
+        return Genotypes(alleles, labels, loci, g.individuals, g.populations, g.locations)
+
+    return _FitData(_source_of(alleles, cards, g.ploidy, list(g.individuals)), mask, cards, labels, loci,
+                    list(g.loci), g.individuals, g.populations, genotypes)
+
+
+def _refuse_monomorphic(mask: np.ndarray) -> None:
+    if not mask.any():
+        raise ValueError("every locus is monomorphic (a single observed allele); there is nothing to cluster on.")
+
+
+def _refuse_empty(has_data: np.ndarray, individuals, what: str) -> None:
+    if not has_data.all():
+        d = int(np.flatnonzero(~has_data)[0])
+        raise ValueError(f"individual {individuals[d]!r} has {what}; drop it before fitting.")
 
 
 def _codes_to_dosages(codes: np.ndarray, ploidy: int) -> np.ndarray | None:
