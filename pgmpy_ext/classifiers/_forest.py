@@ -243,8 +243,8 @@ class ABNClassifier(BNClassifierBase):
     r"""MDL-optimal augmented naive Bayes (ABN, a forest-augmented NB), as a scikit-learn classifier.
 
     Hamine & Helman's (2004) optimal Augmented Bayes Network, as specified in
-    ``docs/decisions/seed002-003-abn-pena.md`` ("Recommended algorithm"): among all naive Bayes models augmented by a feature forest, the
-    one with the lowest MDL score (the highest BIC). Counts and CMI come from the Cython kernels.
+    ``docs/decisions/seed002-003-abn-pena.md`` ("Recommended algorithm"): among all naive Bayes models augmented by a
+    feature forest, the one with the lowest MDL score (the highest BIC). Counts and CMI come from the Cython kernels.
 
     Parameters
     ----------

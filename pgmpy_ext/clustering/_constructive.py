@@ -307,7 +307,8 @@ class ConstructiveInductionClustering(BaseBNMixture):
         parameters after a change are the ML estimate from the current completion. Ignored by ``"sa"``.
     search : {"forward", "backward", "sa"}, default "forward"
         Greedy joins from the naive Bayes, greedy splits (at ordered cut points) from the fully joined
-        model, or simulated annealing from the naive Bayes (the parameter search then runs once; the paper's section 3.2.2).
+        model, or simulated annealing from the naive Bayes (the parameter search then runs once; the paper's section
+        3.2.2).
     max_iter : int >= 1, default 150
         Iterations of EM, or rounds of BC+EM, per parameter search.
     tol : float >= 0, default 1e-6

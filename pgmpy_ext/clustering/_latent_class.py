@@ -307,7 +307,8 @@ class LatentClassEM(_LatentClassBase):
         change; the thesis gives no threshold, see ``docs/decisions/seed001-ema-popgen.md``).
     max_iter : int, default 1000
     init : "random", "dependency", labels (n_samples,) or responsibilities (n_samples, n_clusters), default "random"
-        "random": Dirichlet(1) parameters (the thesis's random start). "dependency": start ``s`` first fits EM (5 random starts) on
+        "random": Dirichlet(1) parameters (the thesis's random start). "dependency": start ``s`` first fits EM (5 random
+        starts) on
         the ``s``-th most mutually dependent variable and its most dependent partners (pairwise Bayes factors) and
         continues on every variable from those posteriors; with many irrelevant variables a random start is
         dominated by them (issue 30, ``docs/decisions/issue30-relevance.md``). Given labels or responsibilities give
@@ -428,8 +429,8 @@ class EMAClustering(_LatentClassBase):
         The arcs' prior probability in the last MA step (``structure_prior``, or its empirical-Bayes value with
         "auto"; the mean over features when one per feature is given).
     degenerate_ : bool
-        The best start sits on the trivial fixed point (every arc posterior ~0, identical clusters; see "Relationship to the thesis' implicit feature selection" in
-        ``docs/decisions/seed001-ema-popgen.md``).
+        The best start sits on the trivial fixed point (every arc posterior ~0, identical clusters; see "Relationship to
+        the thesis' implicit feature selection" in ``docs/decisions/seed001-ema-popgen.md``).
     labels_, weights_, theta_, log_likelihood_, ll_trace_, n_iter_, converged_, start_scores_, model_
         As in :class:`LatentClassEM` (``ll_trace_`` may decrease: EMA does not maximise the likelihood).
 

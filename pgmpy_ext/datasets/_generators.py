@@ -47,7 +47,8 @@ CONTROL_CHART_CLASSES = ("normal", "cyclic", "increasing_trend", "decreasing_tre
 TIC_TAC_TOE_SQUARES = ("top-left-square", "top-middle-square", "top-right-square", "middle-left-square",
                        "middle-middle-square", "middle-right-square", "bottom-left-square", "bottom-middle-square",
                        "bottom-right-square")
-#: Attribute domains of the UCI nursery data, in the UCI order (``docs/decisions/seed002-003-abn-pena.md``, "Real databases").
+#: Attribute domains of the UCI nursery data, in the UCI order (``docs/decisions/seed002-003-abn-pena.md``,
+#: "Real databases").
 NURSERY_DOMAINS = {
     "parents": ("usual", "pretentious", "great_pret"),
     "has_nurs": ("proper", "less_proper", "improper", "critical", "very_crit"),
@@ -129,7 +130,8 @@ def make_monks(problem: int = 1, *, noise: float = 0.0, return_X_y: bool = True,
     noise (checked in ``tests/datasets/test_generators.py``).
 
     The "binarised" Monk1-bin/Monk2-bin sets of Santafé (2007) are not defined there (``17 binary?`` in
-    ``docs/decisions/seed001-tm-classifiers.md``, "Data-set catalogue") and are not generated here; one-hot encoding (e.g. ``pandas.get_dummies(X.astype(str))``) gives 17 binary
+    ``docs/decisions/seed001-tm-classifiers.md``, "Data-set catalogue") and are not generated here; one-hot
+    encoding (e.g. ``pandas.get_dummies(X.astype(str))``) gives 17 binary
     columns, but whether that is the MLC++ coding is unverified.
 
     References
@@ -410,7 +412,7 @@ def make_nursery_grid(*, shuffle: bool = False, random_state=None) -> pd.DataFra
     The UCI data holds every combination of the eight attribute values exactly once (Peña et al. 1999, section 4),
     so the attributes are independent and uniform. The class comes from the hierarchical DEX decision model of
     the original paper, whose rule tables are not given in the spec; this function therefore returns **the
-    attributes only** (no class column, unlike the other generators). Seed 003 deletes the class anyway.
+    attributes only** (no class column, unlike the other generators). Peña et al. (1999) delete the class anyway.
 
     Parameters
     ----------

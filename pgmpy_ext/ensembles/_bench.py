@@ -65,8 +65,8 @@ def apply_cuts(A: np.ndarray, cuts: np.ndarray) -> np.ndarray:
 
 def bicluster_labels(rows: np.ndarray, y_pos: np.ndarray, *, alpha: float = 0.05,
                      negative_rule: str = "complement") -> tuple[np.ndarray, np.ndarray]:
-    """Hypergeometric homogeneity label of each bicluster (Pansombut's thesis, chapter 4; ``docs/decisions/seed004-bench-itdt.md``,
-    "Step 2 — homogeneity by hypergeometric test").
+    """Hypergeometric homogeneity label of each bicluster (Pansombut's thesis, chapter 4;
+    ``docs/decisions/seed004-bench-itdt.md``, "Step 2 — homogeneity by hypergeometric test").
 
     Parameters
     ----------
@@ -198,8 +198,8 @@ def default_fallback(n_bins: int = 3):
 class BENCHClassifier(ClassifierMixin, BaseEstimator):
     r"""BENCH: an ensemble of Bayesian-network classifiers, one per bicluster-derived dataset, with a weighted vote.
 
-    Pansombut's thesis chapter 4 (``docs/decisions/seed004-bench-itdt.md``, "Algorithm 3 — BENCH"). Fitted directly on the
-    continuous expression matrix of a training fold: the matrix is imputed (``imputer``), biclustered (SAMBA by
+    Pansombut's thesis chapter 4 (``docs/decisions/seed004-bench-itdt.md``, "Algorithm 3 — BENCH"). Fitted directly on
+    the continuous expression matrix of a training fold: the matrix is imputed (``imputer``), biclustered (SAMBA by
     default) on the continuous values, and each bicluster is labelled homogeneous positive, homogeneous negative
     or mixed by a hypergeometric test on its samples' classes (section 6.3). Every ("+", "-") pair sharing genes
     gives a Feature-Inclusion (FI) dataset (rows: union, genes: intersection), every overlapping pair of mixed
@@ -250,7 +250,8 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
     error_scope : {"own", "fold"}, default "own"
         Rows of a member's training error: its own rows or the whole training fold (the thesis does not say).
     max_train_error : float in [0, 1], optional
-        Drop members whose training error exceeds it (the thesis's ``te``; off, as the thesis does not say BENCH applies it).
+        Drop members whose training error exceeds it (the thesis's ``te``; off, as the thesis does not say BENCH applies
+        it).
     guard : bool, default True
         Guard against biclusters that carry no class signal (``docs/decisions/issue29-microarray-ensembles.md``,
         "BENCH: a guard against biclusters without class

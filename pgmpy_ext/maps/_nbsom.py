@@ -304,8 +304,8 @@ class NaiveBayesMap(ClusterMixin, TransformerMixin, BaseEstimator):
     variances and a fixed prior 1/K (thesis chapter 5; Ruz & Pham 2012). Training is online: each sample picks the
     winner by posterior and moves every neuron by the Robbins-Monro step of Titterington's online EM with the
     responsibility replaced by a Gaussian neighbourhood on the grid (Ruz's thesis, eqs. 5.12-5.17 and its schedules;
-    ``docs/decisions/seed000-sbn-cem-nbm.md``, "NBM learning rule"). ``n_init`` maps are trained from spawned generators and the one with
-    the highest final log-likelihood is kept.
+    ``docs/decisions/seed000-sbn-cem-nbm.md``, "NBM learning rule"). ``n_init`` maps are trained from spawned generators
+    and the one with the highest final log-likelihood is kept.
 
     Parameters
     ----------

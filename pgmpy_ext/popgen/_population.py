@@ -579,8 +579,8 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         The two differ: Reynolds' estimator subtracts the sampling variance of frequencies estimated from ``n_j``
         individuals, which ``theta_`` do not have in the same amount (EMA averages each locus' frequencies with the
         pooled ones by its arc posterior, which shrinks the differences between clusters), so the plug-in is lower
-        and can be negative on weakly differentiated data (``docs/decisions/seed001-ema-popgen.md``, "Number of clusters via
-        the Reynolds F_ST genetic distance")."""
+        and can be negative on weakly differentiated data (``docs/decisions/seed001-ema-popgen.md``, "Number of clusters
+        via the Reynolds F_ST genetic distance")."""
         check_is_fitted(self)
         check_option(variant, "variant", FST_VARIANTS)
         if X is None:

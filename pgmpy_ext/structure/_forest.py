@@ -8,7 +8,8 @@ weight and in where the walk stops. No pgmpy object is built here except the DAG
 * FAN (Santafé 2007, section 4.4): the first ``n_edges`` Kruskal edges on I(Xi; Xj | C).
 * SBN (Ruz, PhD thesis, chapter 3): the Kruskal prefix on I(Xi; Xj | C) cut by the Bayes-factor monitor
   ``k_e = 2 log2(n + 1) - N I_2(Xu; Xv | C)`` (bits).
-* ABN (Hamine & Helman 2004; ``docs/decisions/seed002-003-abn-pena.md``, "Recommended algorithm"): Kruskal on the net MDL gain ``w = N I - (log N / 2) |C| (|Xi| - 1)(|Xj| - 1)``,
+* ABN (Hamine & Helman 2004; ``docs/decisions/seed002-003-abn-pena.md``, "Recommended algorithm"): Kruskal on the net
+  MDL gain ``w = N I - (log N / 2) |C| (|Xi| - 1)(|Xj| - 1)``,
   keeping only ``w > 0``: the MDL-optimal forest for any cardinalities.
 """
 
@@ -168,7 +169,8 @@ def mdl_gains(cmi: np.ndarray, cards, n_classes: int, n_rows: float) -> tuple[np
 
     Examples
     --------
-    The worked example of ``docs/decisions/seed002-003-abn-pena.md``, "MDL score and its decomposition" (:math:`|C| = 2`, binary attributes, N = 1000):
+    The worked example of ``docs/decisions/seed002-003-abn-pena.md``, "MDL score and its decomposition"
+    (:math:`|C| = 2`, binary attributes, N = 1000):
 
     >>> import numpy as np
     >>> gains, thresholds = mdl_gains(np.zeros((2, 2)), [2, 2], 2, 1000)
@@ -196,7 +198,8 @@ def abn_forest(cmi: np.ndarray, cards, n_classes: int, n_rows: float, *,
 
     Examples
     --------
-    The counterexample of that note's "Optimality argument, and its gap" (attributes A, B binary and D with 10 states, :math:`|C| = 2`, N = 1000):
+    The counterexample of that note's "Optimality argument, and its gap" (attributes A, B binary and D with 10 states,
+    :math:`|C| = 2`, N = 1000):
 
     >>> import numpy as np
     >>> cmi = np.array([[0, .05, .10], [.05, 0, .09], [.10, .09, 0]])
@@ -221,7 +224,8 @@ def check_abn_params(weight):
 
 def fit_abn(data: EncodedData, class_node, *, features: Sequence | None = None, weight: str = "mdl_gain", root=None,
             n_jobs: int = 1) -> ClassifierStructure:
-    """ABN (Hamine & Helman 2004; ``docs/decisions/seed002-003-abn-pena.md``, "Recommended algorithm"): the maximum-weight forest of the net MDL gains (only
+    """ABN (Hamine & Helman 2004; ``docs/decisions/seed002-003-abn-pena.md``, "Recommended algorithm"): the
+    maximum-weight forest of the net MDL gains (only
     positive gains), i.e. the augmented naive Bayes with the lowest MDL, oriented away from ``root`` per tree.
 
     See :class:`ABNSearch` for the options. ``trace`` holds ``"cmi"``, ``"gains"`` and ``"thresholds"`` ((m, m),

@@ -192,7 +192,8 @@ class TreeResult:
 
 def root_index(features: list, root) -> int | None:
     """Index of the preferred ``root`` in ``features`` for :func:`orient_forest` (None: every tree is rooted at its
-    lowest index, as settled in ``docs/decisions/seed000-sbn-cem-nbm.md``); a ValueError naming the features when ``root`` is not one of them.
+    lowest index, as settled in ``docs/decisions/seed000-sbn-cem-nbm.md``); a ValueError naming the features when
+    ``root`` is not one of them.
 
     >>> root_index(["A", "B", "D"], "B"), root_index(["A", "B"], None)
     (1, None)
