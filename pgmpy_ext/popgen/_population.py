@@ -214,7 +214,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     drift_ : ndarray (n_clusters,)
         Each cluster's drift :math:`F_j` from the pooled frequencies, estimated by moments (the F-model prior of
         ``memberships="predictive"``; STRUCTURE's :math:`F_k`).
-    ld_pruned_ : ndarray of bool (n_loci_in_,)
+    ld_pruned_ : ndarray of bool, shape ``(n_loci_in_,)``
         Input loci dropped by linkage pruning (``ld_r2``); they are not in ``loci_`` and carry NaN in
         ``arc_posterior_``.
     arc_posterior_ : ndarray of shape ``(n_loci_in_,)``
