@@ -9,7 +9,8 @@ Every popgen estimator and function takes any of these inputs through :func:`as_
 * a 2-d array or DataFrame of SNP **dosages** (0..ploidy copies of the alternative allele; NaN, ``-9`` or ``-1`` =
   missing genotype). A DataFrame's columns name the loci and its index names the individuals.
 
-The codes are **variable-major** (spec 9.1): locus ``i``'s ``P`` copies are columns ``i*P .. i*P+P-1`` of the
+The codes are **variable-major** (``docs/decisions/seed001-ema-popgen.md``, "Data model and encoding"): locus ``i``'s
+``P`` copies are columns ``i*P .. i*P+P-1`` of the
 ``(N, n_loci*P)`` int32 matrix, ``-1`` = missing copy, so the latent-class engine's ``ploidy`` layout reads them
 directly. Allele labels are kept per locus (sorted), and allele ``k`` of locus ``i`` is code ``k``.
 """
@@ -92,7 +93,7 @@ class Genotypes:
 
     @property
     def polymorphic(self) -> np.ndarray:
-        """Boolean mask of loci with at least two observed alleles (spec 9.1: the others carry no information)."""
+        """Boolean mask of loci with at least two observed alleles (the others carry no information)."""
         return self._cards >= 2
 
     def allele_counts(self, *, impute: bool = True) -> np.ndarray:
@@ -245,7 +246,7 @@ def as_genotypes(X, *, ploidy: int | None = None, loci=None, individuals=None, p
     X : Genotypes, StructureData, str/path, array-like (N, loci, ploidy), or 2-d dosage array / DataFrame
         See the module docstring. A 2-d input is read as dosages 0..ploidy (default ploidy 2); a SNP dosage
         ``d`` becomes ``d`` copies of allele 1 and ``ploidy-d`` copies of allele 0 (phase is irrelevant to the
-        model, spec 9.1).
+        model, Santafé 2007, section 8.1).
     ploidy : int, optional
         Expected allele copies per locus. A 3-d input or file with a different ploidy is an error.
     loci, individuals, populations : sequence, optional

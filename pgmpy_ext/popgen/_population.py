@@ -1,5 +1,5 @@
-r"""``PopulationEMA``: population structure from genotypes with multi-start EMA (seed 001 chapter 8, spec 9.1-9.2),
-and ``choose_n_clusters`` (the F_ST criterion of section 8.2.2, spec 9.4).
+r"""``PopulationEMA``: population structure from genotypes with multi-start EMA (Santafé 2007, chapter 8), and
+``choose_n_clusters`` (the F_ST criterion of the thesis's section 8.2.2).
 
 The model is the latent-class naive Bayes over **allele copies**: given the cluster (population) ``C = j``, every
 allele copy of every locus is drawn independently from the cluster's allele frequencies :math:`\theta_{ijk}`
@@ -119,15 +119,16 @@ def pca_kmeans_labels(genotypes, n_clusters: int, *, n_components: int | None = 
 
 @fill_doc
 class PopulationEMA(ClusterMixin, BaseEstimator):
-    r"""Population structure by EMA over allele copies (seed 001 chapter 8), with an SVD start, SQUAREM and
+    r"""Population structure by EMA over allele copies (Santafé 2007, chapter 8), with an SVD start, SQUAREM and
     calibrated memberships by default (issue 28).
 
-    The latent-class EMA of section 7.3.1 (spec 4.4) applied to genotypes: loci are the variables, alleles their
+    The latent-class EMA of the thesis's section 7.3.1 applied to genotypes: loci are the variables, alleles their
     states, and the ``ploidy`` allele copies of a locus share one parameter block; a missing copy contributes its
-    expected counts :math:`q_{dj}\theta_{ijk}` (eq. 8.1, ``missing="impute"``, decision 18) or nothing
+    expected counts :math:`q_{dj}\theta_{ijk}` (eq. 8.1, ``missing="impute"``) or nothing
     (``"available_case"``). SNP data (every used locus biallelic, genotypes missing whole) run on int8 dosages with
     one table gather per genotype; other data on the allele-copy codes. Design decisions:
-    ``docs/decisions/seed001-ema-popgen.md`` sections 9 and 12 and ``docs/decisions/issue28-population-structure.md``.
+    ``docs/decisions/seed001-ema-popgen.md`` ("Chapter 8: population structure with genetic markers" and
+    "Consolidated ambiguities and recommendations") and ``docs/decisions/issue28-population-structure.md``.
 
     **Defaults and the thesis's setting.** By default a fit starts from k-means on the leading singular vectors of
     the standardised genotypes (``init="svd"``), runs EMA under SQUAREM until the log-likelihood changes by at most
@@ -143,21 +144,21 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     ploidy : int, default 2
         Allele copies per locus; genotype inputs with another ploidy are rejected.
     missing : {"impute", "available_case"}, default "impute"
-        Expected counts of a missing allele copy: ``q_dj theta_ijk`` (``"impute"``, eq. 8.1, decision 18) or none
+        Expected counts of a missing allele copy: ``q_dj theta_ijk`` (``"impute"``, eq. 8.1) or none
         (``"available_case"``); missing copies are summed out in the E step and at predict either way.
     init : {"svd", "random", "pca-kmeans"} or array-like (n_individuals,), default "svd"
         ``"svd"``: labels from k-means (10 restarts, a seed per start) on the ``max(K - 1, 1)`` leading singular
         vectors of the genotypes standardised per SNP (a randomized SVD drawn from ``random_state``; the same on a
-        dask array). ``"random"``: Dirichlet(1) parameters per start (decision 7, the thesis). ``"pca-kmeans"``: the
+        dask array). ``"random"``: Dirichlet(1) parameters per start (the thesis). ``"pca-kmeans"``: the
         labels of :func:`pca_kmeans_labels` (scikit-learn PCA + k-means). An array: the same labels for every start.
     n_init : int, default 1
         Starts (the thesis's ``m``: 1000 for the toy and SNP data, 500 for HGDP).
     policy : {"best", "uniform", "averaging"}, default "best"
-        Multi-start policy (spec section 6); chapter 8 uses ``"best"``.
+        Multi-start policy (the thesis's section 7.4); chapter 8 uses ``"best"``.
     stopping : {"loglik", "params"}, default "loglik"
         What ``tol`` bounds between consecutive iterates: the relative change of the log-likelihood,
         :math:`|LL_t - LL_{t-1}| \le tol\,|LL_t|`, or the largest change of a parameter (an allele frequency or a
-        cluster weight, L-infinity; the thesis's rule, decision 6).
+        cluster weight, L-infinity; the thesis's rule).
     tol : float, default 1e-7
         The threshold of ``stopping`` (the thesis: 0.01 on the parameters).
     accelerate : {"squarem", None}, default "squarem"
@@ -213,13 +214,13 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     drift_ : ndarray (n_clusters,)
         Each cluster's drift :math:`F_j` from the pooled frequencies, estimated by moments (the F-model prior of
         ``memberships="predictive"``; STRUCTURE's :math:`F_k`).
-    ld_pruned_ : ndarray of bool (n_loci_in_,)
+    ld_pruned_ : ndarray of bool, shape ``(n_loci_in_,)``
         Input loci dropped by linkage pruning (``ld_r2``); they are not in ``loci_`` and carry NaN in
         ``arc_posterior_``.
     arc_posterior_ : ndarray of shape ``(n_loci_in_,)``
         Posterior of the arc ``C -> locus`` (the implicit relevance of every input locus); NaN for monomorphic loci.
     loci_ : list
-        Names of the loci used (polymorphic ones; spec 9.1 drops loci with a single observed allele).
+        Names of the loci used (polymorphic ones; loci with a single observed allele are dropped).
     loci_mask_ : ndarray of bool, shape ``(n_loci_in_,)``
     cards_, offsets_ : ndarray of intp
         Observed alleles per used locus and their row offsets in ``theta_``.
@@ -236,7 +237,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     n_iter_ : int
     converged_ : bool
     degenerate_ : bool
-        EMA's trivial fixed point (spec 4.8).
+        EMA's trivial fixed point (every arc posterior ~0, identical clusters).
     fst_ : float
         Reynolds' F_ST between the clusters re-estimated from the memberships ``q_`` on the training genotypes:
         :func:`fst_reynolds` ``(X, q_)`` (the same estimator, computed at fit).
@@ -258,7 +259,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         E N_{ijk} = \sum_d \sum_g \begin{cases} q_{dj} 1[a_{dig} = k] & \text{observed} \\
         q_{dj}\theta_{ijk} & \text{missing} \end{cases}
 
-    and the MA step of spec 4.4 on these allele-copy counts.
+    and EMA's model-averaging step (the thesis's eqs. 7.10-7.22) on these allele-copy counts.
 
     **What q is.** The model has no admixture: an individual comes from one population, and ``q_[d, j]`` is the
     probability that it is population ``j`` (STRUCTURE's no-admixture model), not the share of its genome from
@@ -608,7 +609,8 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         The two differ: Reynolds' estimator subtracts the sampling variance of frequencies estimated from ``n_j``
         individuals, which ``theta_`` do not have in the same amount (EMA averages each locus' frequencies with the
         pooled ones by its arc posterior, which shrinks the differences between clusters), so the plug-in is lower
-        and can be negative on weakly differentiated data (decision 22)."""
+        and can be negative on weakly differentiated data (``docs/decisions/seed001-ema-popgen.md``, "Number of clusters
+        via the Reynolds F_ST genetic distance")."""
         check_is_fitted(self)
         check_option(variant, "variant", FST_VARIANTS)
         if X is None:
@@ -815,7 +817,7 @@ class NClustersResult:
     p_values : dict
         ``{(K, K_next): float}`` two-sided Mann-Whitney U p-values between neighbouring candidates.
     n_nonempty : dict
-        ``{K: ndarray (n_runs,)}`` clusters with at least one individual assigned (diagnostic, spec 9.4).
+        ``{K: ndarray (n_runs,)}`` clusters with at least one individual assigned (diagnostic).
     best : int
         Candidate of highest mean F_ST.
     models : dict
@@ -834,7 +836,7 @@ class NClustersResult:
 def choose_n_clusters(X, candidates=(2, 3, 4), *, n_runs: int = 10, fst_from: str = "model",
                       variant: str = "reynolds1983", fst_loci=None, keep_models: bool = False, random_state=None,
                       **params) -> NClustersResult:
-    """Choose the number of populations by Reynolds' F_ST (seed 001 section 8.2.2, spec 9.4).
+    """Choose the number of populations by Reynolds' F_ST (Santafé 2007, section 8.2.2).
 
     For each candidate ``K``, ``n_runs`` independent multi-start ``PopulationEMA`` fits (each with ``n_init``
     starts); the F_ST of each fit; the mean per ``K`` (higher = more differentiated clusters) and two-sided
@@ -847,7 +849,7 @@ def choose_n_clusters(X, candidates=(2, 3, 4), *, n_runs: int = 10, fst_from: st
     n_runs : int, default 10
     fst_from : {"model", "memberships"}, default "model"
         F_ST from the fitted allele frequencies (the thesis) or re-estimated from the memberships on the genotypes
-        (decision 22; needed for ``fst_loci``).
+        (needed for ``fst_loci``).
     variant : {"reynolds1983", "thesis_as_printed"}, default "reynolds1983"
     fst_loci : mask or index list, optional
         Loci for F_ST (``fst_from="memberships"`` only), e.g. the microsatellites of HGDP.

@@ -73,7 +73,8 @@ def model_mi_with_cluster(theta, cluster_weights, cards) -> np.ndarray:
 
 
 def pairwise_model_mi(theta, cluster_weights, cards, *, loci=None, n_jobs: int | None = 1) -> np.ndarray:
-    r"""Model mutual information I(X_a; X_b) in nats between every pair of loci (spec 9.3, Cython target 3).
+    r"""Model mutual information I(X_a; X_b) in nats between every pair of loci (the redundancy step of Santafé
+    2007, section 8.2.1).
 
     :math:`p(k, k') = \sum_j P(C=j)\,\theta_{ajk}\,\theta_{bjk'}` and
     :math:`I = \sum_{k,k'} p(k,k') \ln[p(k,k') / (\bar p_{ak} \bar p_{bk'})]`; O(m^2 r^2 K).
@@ -224,7 +225,7 @@ def dosage_allele_counts(sums: np.ndarray, theta1: np.ndarray | None = None, *,
     """Expected copies of allele 1 and of allele 0 per SNP and cluster, ``(A1 (M, K), A0 (M, K))``, from the
     :func:`dosage_estep` sums: ``A1 = sum_g g sums[:, g]`` and ``A0 = sum_g (P - g) sums[:, g]``, plus, when
     ``impute``, a missing genotype's expected copies ``P theta1 sums[:, P + 1]`` and ``P (1 - theta1) sums[:, P + 1]``
-    (the exact EM expectation under missing at random, seed 001 eq. 8.1)."""
+    (the exact EM expectation under missing at random, Santafé 2007, eq. 8.1)."""
     S = sums.shape[1]
     P = S - 2
     g = np.arange(P + 1, dtype=np.float64)[None, :, None]
