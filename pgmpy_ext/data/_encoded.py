@@ -890,6 +890,10 @@ def _numeric_profile(df: pd.DataFrame) -> list:
     out: list = [None] * m
     numpy_num = [isinstance(d, np.dtype) and d.kind in "iuf" and not (d.kind == "u" and d.itemsize == 8)
                  for d in dtypes]
+    if m >= 8 and n * m <= _PROFILE_CELLS and len(set(dtypes)) == 1 and numpy_num[0]:
+        # one numpy dtype throughout (a matrix read into a frame): its one block, a row per column, sorted along
+        # contiguous rows
+        return _profile_rows(np.array(df.to_numpy().T, order="C"), dtypes[0])
     arrays = column_arrays(df)
     by_dtype: dict = {}
     for k in range(m):
@@ -915,24 +919,31 @@ def _numeric_profile(df: pd.DataFrame) -> list:
                     else:
                         out[k] = int(series.nunique(dropna=True))
                 continue
-            block = np.stack([arrays[k] for k in part], axis=1) if n else np.empty((0, len(part)), dtype=dtype)
-            if dtype.kind == "f":
-                finite = np.isfinite(block)
-                nan = np.isnan(block)
-                frac = ((block != np.round(block)) & finite).any(axis=0) | (~finite & ~nan).any(axis=0)
-            else:
-                frac = np.zeros(len(part), dtype=bool)
-            srt = np.sort(block, axis=0)  # NaN last
-            valid = ~np.isnan(srt) if dtype.kind == "f" else None
-            if n == 0:
-                distinct = np.zeros(len(part), dtype=np.int64)
-            elif valid is None:
-                distinct = 1 + (srt[1:] != srt[:-1]).sum(axis=0)
-            else:
-                distinct = valid[0].astype(np.int64) + ((srt[1:] != srt[:-1]) & valid[1:]).sum(axis=0)
-            for j, k in enumerate(part):
-                out[k] = "fraction" if frac[j] else int(distinct[j])
+            rows = np.stack([arrays[k] for k in part]) if n else np.empty((len(part), 0), dtype=dtype)
+            for k, v in zip(part, _profile_rows(rows, dtype)):
+                out[k] = v
     return out
+
+
+def _profile_rows(rows: np.ndarray, dtype: np.dtype) -> list:
+    """:func:`_numeric_profile` of the numpy numeric columns that are the rows of ``rows`` (``(k, n)``, C order,
+    sorted in place)."""
+    k, n = rows.shape
+    if dtype.kind == "f":
+        finite = np.isfinite(rows)
+        nan = np.isnan(rows)
+        frac = ((rows != np.round(rows)) & finite).any(axis=1) | (~finite & ~nan).any(axis=1)
+    else:
+        frac = np.zeros(k, dtype=bool)
+    rows.sort(axis=1)  # NaN last
+    if n == 0:
+        distinct = np.zeros(k, dtype=np.int64)
+    elif dtype.kind != "f":
+        distinct = 1 + (rows[:, 1:] != rows[:, :-1]).sum(axis=1)
+    else:
+        valid = ~np.isnan(rows)
+        distinct = valid[:, 0].astype(np.int64) + ((rows[:, 1:] != rows[:, :-1]) & valid[:, 1:]).sum(axis=1)
+    return ["fraction" if f else d for f, d in zip(frac.tolist(), distinct.tolist())]
 
 
 #: Columns profiled per block by :func:`_numeric_profile`, and the most cells of a block it sorts at once.

@@ -182,3 +182,34 @@ def test_validate_frame_fast_path_sets_and_checks_what_scikit_learn_does():
     mixed = X.set_axis([0, *X.columns[1:]], axis=1)
     with pytest.raises(TypeError, match="Feature names are only supported if all input features have string names"):
         validate_frame(BaseEstimator(), mixed, reset=True)
+
+
+@pytest.mark.parametrize("kind", ["blocks", "mixed"], ids=["categoricals-and-numbers", "with-strings"])
+def test_frame_from_arrays_is_the_frame_of_its_columns(kind):
+    """Issue 25: the frame assembled from pandas' blocks directly equals the frame pandas' constructor builds from
+    the same arrays (dtypes, values, labels, index), passes pandas' own integrity check, and is the inverse of
+    column_arrays."""
+    from pgmpy_ext.data import frame_from_arrays
+
+    rng = np.random.default_rng(3)
+    n = 9
+    dt = pd.CategoricalDtype(pd.Index(np.arange(4, dtype=np.int64)))
+    codes = rng.integers(-1, 4, (5, n)).astype(np.int8)
+    arrays = [pd.Categorical.from_codes(codes[0], dtype=dt), rng.integers(0, 9, n), rng.random(n),
+              pd.Categorical.from_codes(codes[1], dtype=dt), rng.integers(0, 9, n), rng.random(n) < 0.5,
+              pd.Categorical(rng.choice(["a", "b"], n))]
+    if kind == "mixed":
+        arrays.insert(2, pd.array(rng.choice(["u", "v"], n), dtype="str"))
+    labels = pd.Index([f"c{j}" for j in range(len(arrays))])
+    index = pd.Index(np.arange(n) * 10 + 5)
+    got = frame_from_arrays(arrays, labels, index)
+    got._mgr._verify_integrity()
+    expect = pd.DataFrame({c: a for c, a in zip(labels, arrays)}, index=index)
+    pd.testing.assert_frame_equal(got, expect)
+    back = column_arrays(got)
+    for a, b in zip(arrays, back):
+        assert_array_equal(np.asarray(a), np.asarray(b))
+    # numpy columns are copied into the frame's blocks: writing into the frame leaves the arrays alone
+    before = arrays[1].copy()
+    got.iloc[0, 1] = 99
+    assert_array_equal(arrays[1], before)
