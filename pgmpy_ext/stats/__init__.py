@@ -26,6 +26,7 @@ from pgmpy_ext.stats._counting import (
     family_counts,
     family_counts_codes,
     family_counts_many,
+    family_counts_shared,
     key_words,
     merge_unique_rows,
     pair_offsets,
@@ -50,7 +51,7 @@ from pgmpy_ext.stats._selective import LOO_LOG_FLOOR, LOO_TIE_RTOL, LeaveOneOutN
 from pgmpy_ext.stats._tm import TMData, TMEvaluation
 
 __all__ = ["PairwiseCounts", "UniqueRows", "family_counts", "family_counts_codes", "family_counts_many",
-           "pair_offsets",
+           "family_counts_shared", "pair_offsets",
            "pairwise_counts", "unique_rows", "key_words", "merge_unique_rows"]
 __all__ += ["cmi_matrix", "mi_matrix", "SCORE_KINDS", "FamilyCounter", "local_score"]
 __all__ += ["HIDDEN", "CLLResult", "ColumnPlan", "EStepResult", "NetworkLayout", "conditional_log_likelihood",
