@@ -204,7 +204,7 @@ def test_frame_from_arrays_is_the_frame_of_its_columns(kind):
     index = pd.Index(np.arange(n) * 10 + 5)
     got = frame_from_arrays(arrays, labels, index)
     got._mgr._verify_integrity()
-    expect = pd.DataFrame({c: a for c, a in zip(labels, arrays)}, index=index)
+    expect = pd.DataFrame(dict(zip(labels, arrays)), index=index)
     pd.testing.assert_frame_equal(got, expect)
     back = column_arrays(got)
     for a, b in zip(arrays, back):
