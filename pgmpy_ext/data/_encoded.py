@@ -624,49 +624,85 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
     # cell for up to 128 states) and one staging block.
     from pgmpy_ext.data._columns import category_codes, column_arrays
 
-    dtypes = list(df.dtypes)
     arrays = column_arrays(df)
+    dtypes = [a.dtype for a in arrays]  # (df.dtypes builds a Series of them)
     labels = df.columns.tolist()  # iterating a pandas (arrow) string Index costs microseconds per label
-    plain = [states.get(col) is None and _plain_int_dtype(dtypes[k]) for k, col in enumerate(labels)]
+    plain_of = {i: _plain_int_dtype(d) for i, d in dict(zip(map(id, dtypes), dtypes)).items()}  # per dtype object
+    plain = [plain_of[i] for i in map(id, dtypes)]
+    if states:
+        plain = [p and states.get(col) is None for p, col in zip(plain, labels)]
     block_cols = max(1, min(_INT_BLOCK_COLS, _BLOCK_CELLS // max(n, 1)))
     results: list = [None] * m
-    k = 0
-    while k < m:  # blocks of consecutive plain integer columns of one dtype
-        if not plain[k]:
-            k += 1
-            continue
-        b1 = k + 1
-        while b1 < m and b1 - k < block_cols and plain[b1] and dtypes[b1] == dtypes[k]:
-            b1 += 1
-        if b1 - k > 1:
-            block = df.iloc[:, k:b1].to_numpy()
-            for j, res in enumerate(_int_block_codes(labels[k:b1], block, limit)):
-                results[k + j] = res
-        k = b1
+    by_dtype: dict = {}  # the plain integer columns of each dtype, coded in blocks (consecutive or not)
+    for k in [k for k, p in enumerate(plain) if p]:
+        by_dtype.setdefault(dtypes[k], []).append(k)
+    for ks in by_dtype.values():
+        for b0 in range(0, len(ks), block_cols):
+            part = ks[b0:b0 + block_cols]
+            if len(part) < 2:
+                continue  # a single column is coded alone below
+            block = np.stack([arrays[k] for k in part], axis=1)
+            for k, res in zip(part, _int_block_codes([labels[k] for k in part], block, limit)):
+                results[k] = res
     cat_cache = {}  # {id(CategoricalDtype): (dtype, states)} of the undeclared category columns seen so far
+    cat_dtypes: list = [None] * m  # the CategoricalDtype each undeclared category column's states were read from
+    # Undeclared pandas Categoricals (a discretiser's output: thousands of them, a few dtype objects) at once: their
+    # own codes, the states of each distinct dtype object once, a missing cell found by one reduction over the
+    # stacked codes (under missing="error"; raised below in column order, as the loop would)
+    cat_ks = [k for k, a in enumerate(arrays) if type(a) is pd.Categorical and (not states or
+                                                                                 states.get(labels[k]) is None)]
+    missing_at, missing_row = -1, -1
+    if cat_ks:
+        cat_arrays = [arrays[k] for k in cat_ks]
+        dts = [a.dtype for a in cat_arrays]
+        ids = list(map(id, dts))
+        st_of = {}
+        for i, dt in dict(zip(ids, dts)).items():
+            st_of[i] = [to_python(v) for v in dt.categories.tolist()]
+            cat_cache[i] = (dt, st_of[i])
+        try:
+            cat_codes = [a._codes for a in cat_arrays]  # the Categoricals' own codes, uncopied (only read)
+            if not all(isinstance(c, np.ndarray) for c in cat_codes[:1]):
+                raise AttributeError
+        except AttributeError:  # a pandas without the private attribute: the public (read-only view) codes
+            cat_codes = [category_codes(a) for a in cat_arrays]
+        if missing == "error" and n:
+            lows = np.stack(cat_codes).min(axis=1) if len(cat_codes) > 1 else np.array([cat_codes[0].min()])
+            if (lows < 0).any():
+                j = int(np.flatnonzero(lows < 0)[0])
+                missing_at, missing_row = cat_ks[j], int(np.flatnonzero(cat_codes[j] < 0)[0])
+        for k, c, i, dt in zip(cat_ks, cat_codes, ids, dts):
+            results[k] = (c, st_of[i], False)
+            cat_dtypes[k] = dt
     ignored = False
     for k, col in enumerate(labels):
-        if isinstance(results[k], Exception):  # the block path found a numeric-rule violation here
-            raise results[k]
-        if results[k] is not None:
+        res = results[k]
+        if res is not None:
+            if isinstance(res, Exception):  # the block path found a numeric-rule violation here
+                raise res
+            if k == missing_at or (not res[1] and cat_dtypes[k] is not None):
+                if not res[1]:
+                    raise ValueError(_all_missing_message(col))
+                raise ValueError(_missing_message(col, _row_label(df.index, missing_row), "NaN/None"))
             continue
         declared = states.get(col)
         arr = arrays[k]
         res = None
         if plain[k]:
             res = _int_codes(col, arr, limit)
-        elif declared is None and isinstance(arr, pd.Categorical):
-            cat_codes = category_codes(arr)  # the Categorical's codes, uncopied (only read)
+        elif declared is None and isinstance(arr, pd.Categorical):  # (a subclass of pandas' Categorical)
+            cat_codes_k = category_codes(arr)  # the Categorical's codes, uncopied (only read)
             st = _cached_category_states(cat_cache, arr.dtype)
             if st is None:
                 st = [to_python(v) for v in arr.dtype.categories.tolist()]
                 cat_cache[id(arr.dtype)] = (arr.dtype, st)
             if not st:
                 raise ValueError(_all_missing_message(col))
-            if missing == "error" and cat_codes.min(initial=0) < 0:
-                r = int(np.flatnonzero(cat_codes < 0)[0])
+            if missing == "error" and cat_codes_k.min(initial=0) < 0:
+                r = int(np.flatnonzero(cat_codes_k < 0)[0])
                 raise ValueError(_missing_message(col, _row_label(df.index, r), "NaN/None"))
-            res = cat_codes, list(st), False
+            res = cat_codes_k, st, False
+            cat_dtypes[k] = arr.dtype
         if res is None:
             res = _encode_column(col, pd.Series(arr, index=df.index, copy=False, name=col), declared, missing,
                                  df.index, limit, handle_unknown)
@@ -689,16 +725,16 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
                         False))
         labels = [*labels, label]
         arrays = [*arrays, None]
+        cat_dtypes.append(None)
     all_states = [r[1] for r in results]
-    cards = [len(st) for st in all_states]
-    codes_dtype_for(cards, codes_dtype)  # raises for an explicit int8 / int16 that cannot hold a column
-    codes = np.empty((n, len(labels)), dtype=codes_dtype_for(cards, codes_dtype))
-    _fill_rows(codes, [r[0] for r in results], codes_dtype_for(cards, "auto"))
+    widest = [max(map(len, all_states), default=1)]  # (the code type depends on the largest cardinality only)
+    codes = np.empty((n, len(labels)), dtype=codes_dtype_for(widest, codes_dtype))  # raises for an explicit int8 /
+    # int16 that cannot hold a column
+    _fill_rows(codes, [r[0] for r in results], codes_dtype_for(widest, "auto"))
     out = EncodedData(codes, labels, all_states, weights=weights, missing="skip" if ignored else missing)
     # the CategoricalDtype each undeclared category column's states were read from: new data carrying that very
     # dtype object (the training frame, its slices) has state codes as its codes (EncodedData.column_codes)
-    out._category_dtypes = [arr.dtype if isinstance(arr, pd.Categorical) and states.get(col) is None else None
-                            for col, arr in zip(labels, arrays)]
+    out._category_dtypes = cat_dtypes
     return out
 
 
@@ -718,7 +754,7 @@ def _fill_rows(codes: np.ndarray, columns: list, stage_dtype: np.dtype) -> None:
                                                                   dtype=stage_dtype)
     for r0 in range(0, n, _FILL_ROWS):
         r1 = min(r0 + _FILL_ROWS, n)
-        parts = [c[r0:r1] for c in columns]
+        parts = columns if r1 - r0 == n else [c[r0:r1] for c in columns]
         if stage is None:
             np.stack(parts, axis=1, out=codes[r0:r1], casting="unsafe")
         else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import repeat
 
 import numpy as np
 
@@ -125,11 +126,11 @@ class NetworkLayout(BlockLayout):
             columns_t = tuple(labels)
         else:
             columns_t = tuple(columns)
-            col_of = {}
-            for k, c in enumerate(columns_t):
-                if c in col_of:
-                    raise ValueError(f"column label {c!r} appears twice in columns.")
-                col_of[c] = k
+            col_of = dict(zip(columns_t, range(len(columns_t))))
+            if len(col_of) != len(columns_t):
+                seen = set()
+                c = next(c for c in columns_t if c in seen or seen.add(c))
+                raise ValueError(f"column label {c!r} appears twice in columns.")
         if hidden not in cards:
             raise ValueError(f"cards has no cardinality for the hidden/class variable {hidden!r}.")
         K = int(cards[hidden])
@@ -139,34 +140,39 @@ class NetworkLayout(BlockLayout):
         # naive Bayes has 7,071 families.
         nodes, families, flat, sizes = [], [], [], []
         for node, pa in parents.items():
-            fam = (node, *tuple(pa))
-            if len(fam) > 1:
+            fam = (node, *pa)
+            size = len(fam)
+            if size == 2:
+                if fam[1] is node or fam[1] == node:
+                    raise ValueError(f"node {node!r} cannot be its own parent.")
+            elif size > 2:
                 if node in fam[1:]:
                     raise ValueError(f"node {node!r} cannot be its own parent.")
-                if len(set(fam)) != len(fam):
+                if len(set(fam)) != size:
                     raise ValueError(f"node {node!r} has repeated parents: {list(fam[1:])!r}.")
             nodes.append(node)
             families.append(fam)
             flat.extend(fam)
-            sizes.append(len(fam))
+            sizes.append(size)
         fam_of = np.repeat(np.arange(len(families), dtype=np.intp), sizes)
         try:
-            fcards = [int(cards[var]) for var in flat]
+            fam_cards = np.fromiter(map(cards.__getitem__, flat), dtype=np.intp, count=len(flat))
         except KeyError:
             j = next(j for j, var in enumerate(flat) if var not in cards)
             raise ValueError(f"cards has no cardinality for {flat[j]!r} (family of {nodes[fam_of[j]]!r}).") from None
-        for j, c in enumerate(fcards):
-            if c < 1:
-                raise ValueError(f"cardinality of {flat[j]!r} == {c}, must be >= 1.")
-        fcols = [HIDDEN if var == hidden else col_of.get(var, -2) for var in flat]
-        if -2 in fcols:
-            j = fcols.index(-2)
+        if (fam_cards < 1).any():
+            j = int(np.flatnonzero(fam_cards < 1)[0])
+            raise ValueError(f"cardinality of {flat[j]!r} == {int(fam_cards[j])}, must be >= 1.")
+        fcards = fam_cards.tolist()
+        col_of_h = dict(col_of)
+        col_of_h[hidden] = HIDDEN  # (the hidden variable is never a column: its own code)
+        fam_cols = np.fromiter(map(col_of_h.get, flat, repeat(-2, len(flat))), dtype=np.intp, count=len(flat))
+        if (fam_cols == -2).any():
+            j = int(np.flatnonzero(fam_cols == -2)[0])
             raise ValueError(f"variable {flat[j]!r} (family of {nodes[fam_of[j]]!r}) is neither the hidden/class "
                              f"variable {hidden!r} nor a column of X (columns: {list(columns_t)!r}).")
         fam_offsets = np.zeros(len(families) + 1, dtype=np.intp)
         np.cumsum(sizes, out=fam_offsets[1:])
-        fam_cards = np.asarray(fcards, dtype=np.intp)
-        fam_cols = np.asarray(fcols, dtype=np.intp)
         size_of = np.asarray(sizes, dtype=np.intp)
         pos = np.arange(fam_cards.shape[0], dtype=np.intp) - fam_offsets[:-1][fam_of]
         fam_strides = np.ones(fam_cards.shape[0], dtype=np.intp)
