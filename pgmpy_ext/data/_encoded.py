@@ -675,7 +675,13 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
             results[k] = (c, st_of[i], False)
             cat_dtypes[k] = dt
     ignored = False
-    for k, col in enumerate(labels):
+    # the columns left to code, and those holding an error to raise (in column order)
+    empty_cat = [k for k in cat_ks if not results[k][1]]
+    todo = [k for k, res in enumerate(results) if res is None or isinstance(res, Exception)]
+    if missing_at >= 0 or empty_cat:
+        todo = sorted({*todo, *empty_cat, *([missing_at] if missing_at >= 0 else [])})
+    for k in todo:
+        col = labels[k]
         res = results[k]
         if res is not None:
             if isinstance(res, Exception):  # the block path found a numeric-rule violation here

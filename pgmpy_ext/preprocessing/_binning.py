@@ -337,13 +337,25 @@ def _replace_columns(frame: pd.DataFrame, pos: np.ndarray, rows: np.ndarray, n_b
     # pandas' own constructor from valid codes (2x faster than from_codes), when the codes have the int8 type
     # pandas gives categoricals of up to 127 categories; from_codes (which coerces the type) otherwise
     simple = getattr(pd.Categorical, "_simple_new", None) if narrow.dtype == np.int8 else None
-    cats = []
-    for j, nb in enumerate(n_bins):
-        dt = dtypes.get(nb)
-        if dt is None:
-            dt = dtypes[nb] = pd.CategoricalDtype(pd.Index(np.arange(nb, dtype=np.int64)))
-        cats.append(simple(narrow[j], dt) if simple is not None else
-                    pd.Categorical.from_codes(narrow[j], dtype=dt, validate=False))
+    for nb in set(n_bins) - dtypes.keys():
+        dtypes[nb] = pd.CategoricalDtype(pd.Index(np.arange(nb, dtype=np.int64)))
+    if simple is not None and max(n_bins, default=1) < 127:
+        # one Categorical per number of bins made by pandas' own constructor, the others as copies of it over
+        # their own codes (NDArrayBacked._from_backing_data: the codes type pandas gives fewer than 127
+        # categories is int8, which these codes have): 0.15 microseconds a column instead of 0.65
+        first = {}
+        for j, nb in enumerate(n_bins):
+            if nb not in first:
+                first[nb] = simple(narrow[j], dtypes[nb])
+        try:
+            make = {nb: c._from_backing_data for nb, c in first.items()}
+            cats = [make[nb](row) for nb, row in zip(n_bins, narrow)]
+        except AttributeError:
+            cats = [simple(row, dtypes[nb]) for nb, row in zip(n_bins, narrow)]
+    elif simple is not None:
+        cats = [simple(row, dtypes[nb]) for nb, row in zip(n_bins, narrow)]
+    else:
+        cats = [pd.Categorical.from_codes(row, dtype=dtypes[nb], validate=False) for nb, row in zip(n_bins, narrow)]
     m = frame.shape[1]
     if len(pos) == m and (m < 2 or bool((np.diff(pos) == 1).all())) and (not m or pos[0] == 0):
         arrays = cats  # every column is replaced: nothing of the input is read

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import repeat
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -138,23 +138,27 @@ class NetworkLayout(BlockLayout):
             raise ValueError(f"cardinality of {hidden!r} == {K}, must be >= 1.")
         # One lean pass over the nodes (families, checks), then every stride and offset at once: a 7,070-gene
         # naive Bayes has 7,071 families.
-        nodes, families, flat, sizes = [], [], [], []
-        for node, pa in parents.items():
-            fam = (node, *pa)
-            size = len(fam)
-            if size == 2:
-                if fam[1] is node or fam[1] == node:
-                    raise ValueError(f"node {node!r} cannot be its own parent.")
-            elif size > 2:
-                if node in fam[1:]:
-                    raise ValueError(f"node {node!r} cannot be its own parent.")
-                if len(set(fam)) != size:
-                    raise ValueError(f"node {node!r} has repeated parents: {list(fam[1:])!r}.")
-            nodes.append(node)
-            families.append(fam)
-            flat.extend(fam)
-            sizes.append(size)
+        nodes = list(parents)
+        families = [(node, *pa) for node, pa in parents.items()]
+        sizes = list(map(len, families))
+        flat = list(chain.from_iterable(families))
+        col_of_h = dict(col_of)
+        col_of_h[hidden] = HIDDEN  # (the hidden variable is never a column: its own code)
+        fam_cols = np.fromiter(map(col_of_h.get, flat, repeat(-2, len(flat))), dtype=np.intp, count=len(flat))
+        fam_offsets = np.zeros(len(families) + 1, dtype=np.intp)
+        np.cumsum(sizes, out=fam_offsets[1:])
         fam_of = np.repeat(np.arange(len(families), dtype=np.intp), sizes)
+        # a node among its own parents, repeated parents: where the family's columns say so (one comparison over
+        # every family member), or, when a variable has no column, the families checked one by one
+        child_col = fam_cols[fam_offsets[:-1]][fam_of]
+        member = np.arange(len(flat), dtype=np.intp) != fam_offsets[:-1][fam_of]
+        suspect = (fam_cols == -2).any() or bool((member & (fam_cols == child_col)).any())
+        for v in (range(len(families)) if suspect else np.flatnonzero(np.asarray(sizes) > 2).tolist()):
+            fam = families[v]
+            if len(fam) > 1 and fam[0] in fam[1:]:
+                raise ValueError(f"node {fam[0]!r} cannot be its own parent.")
+            if len(fam) > 2 and len(set(fam)) != len(fam):
+                raise ValueError(f"node {fam[0]!r} has repeated parents: {list(fam[1:])!r}.")
         try:
             fam_cards = np.fromiter(map(cards.__getitem__, flat), dtype=np.intp, count=len(flat))
         except KeyError:
@@ -164,15 +168,10 @@ class NetworkLayout(BlockLayout):
             j = int(np.flatnonzero(fam_cards < 1)[0])
             raise ValueError(f"cardinality of {flat[j]!r} == {int(fam_cards[j])}, must be >= 1.")
         fcards = fam_cards.tolist()
-        col_of_h = dict(col_of)
-        col_of_h[hidden] = HIDDEN  # (the hidden variable is never a column: its own code)
-        fam_cols = np.fromiter(map(col_of_h.get, flat, repeat(-2, len(flat))), dtype=np.intp, count=len(flat))
         if (fam_cols == -2).any():
             j = int(np.flatnonzero(fam_cols == -2)[0])
             raise ValueError(f"variable {flat[j]!r} (family of {nodes[fam_of[j]]!r}) is neither the hidden/class "
                              f"variable {hidden!r} nor a column of X (columns: {list(columns_t)!r}).")
-        fam_offsets = np.zeros(len(families) + 1, dtype=np.intp)
-        np.cumsum(sizes, out=fam_offsets[1:])
         size_of = np.asarray(sizes, dtype=np.intp)
         pos = np.arange(fam_cards.shape[0], dtype=np.intp) - fam_offsets[:-1][fam_of]
         fam_strides = np.ones(fam_cards.shape[0], dtype=np.intp)
