@@ -928,14 +928,20 @@ def _numeric_profile(df: pd.DataFrame) -> list:
     from pgmpy_ext.data._columns import column_arrays
 
     n, m = df.shape
+    if m >= 8 and n * m <= _PROFILE_CELLS:
+        # one numpy dtype throughout (a matrix read into a frame, seen from pandas' blocks): one conversion, a row
+        # per column, sorted along contiguous rows
+        try:
+            kinds = {b.dtype for b in df._mgr.blocks}
+        except AttributeError:
+            kinds = set()
+        d = next(iter(kinds)) if len(kinds) == 1 else None
+        if isinstance(d, np.dtype) and d.kind in "iuf" and not (d.kind == "u" and d.itemsize == 8):
+            return _profile_rows(np.array(df.to_numpy().T, order="C"), d)
     dtypes = list(df.dtypes)
     out: list = [None] * m
     numpy_num = [isinstance(d, np.dtype) and d.kind in "iuf" and not (d.kind == "u" and d.itemsize == 8)
                  for d in dtypes]
-    if m >= 8 and n * m <= _PROFILE_CELLS and len(set(dtypes)) == 1 and numpy_num[0]:
-        # one numpy dtype throughout (a matrix read into a frame): its one block, a row per column, sorted along
-        # contiguous rows
-        return _profile_rows(np.array(df.to_numpy().T, order="C"), dtypes[0])
     arrays = column_arrays(df)
     by_dtype: dict = {}
     for k in range(m):
@@ -1027,11 +1033,8 @@ def numeric_columns_to_discretize(df: pd.DataFrame, max_numeric_states: int | No
         raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}.")
     max_numeric_states = _check_max_numeric_states(max_numeric_states)
     limit = numeric_state_limit(df.shape[0], max_numeric_states)
-    out = []
-    for col, prof in zip(df.columns.tolist(), _numeric_profile(df)):
-        if prof == "fraction" or (prof is not None and limit is not None and prof > limit):
-            out.append(col)
-    return out
+    return [col for col, prof in zip(df.columns.tolist(), _numeric_profile(df))
+            if prof == "fraction" or (prof is not None and limit is not None and prof > limit)]
 
 
 def _missing_message(col, label, what: str) -> str:
