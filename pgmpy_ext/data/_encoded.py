@@ -361,7 +361,12 @@ class EncodedData:
             raise KeyError(f"Column {column!r} is not in the data (columns: {self.columns!r}).") from None
 
     def indices(self, columns: Sequence) -> np.ndarray:
-        return np.array([self.index(c) for c in columns], dtype=np.intp)
+        """Positions of ``columns`` (intp array); a clear KeyError for an unknown one."""
+        columns = columns if hasattr(columns, "__len__") else list(columns)
+        try:
+            return np.fromiter(map(self._index.__getitem__, columns), dtype=np.intp, count=len(columns))
+        except (KeyError, TypeError):
+            return np.array([self.index(c) for c in columns], dtype=np.intp)
 
     def card(self, column) -> int:
         return int(self.cards[self.index(column)])
@@ -654,7 +659,7 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
     missing_at, missing_row = -1, -1
     if cat_ks:
         cat_arrays = [arrays[k] for k in cat_ks]
-        dts = [a.dtype for a in cat_arrays]
+        dts = [dtypes[k] for k in cat_ks]
         ids = list(map(id, dts))
         st_of = {}
         for i, dt in dict(zip(ids, dts)).items():
@@ -667,7 +672,7 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
         except AttributeError:  # a pandas without the private attribute: the public (read-only view) codes
             cat_codes = [category_codes(a) for a in cat_arrays]
         if missing == "error" and n:
-            lows = np.stack(cat_codes).min(axis=1) if len(cat_codes) > 1 else np.array([cat_codes[0].min()])
+            lows = np.array(cat_codes).min(axis=1) if len(cat_codes) > 1 else np.array([cat_codes[0].min()])
             if (lows < 0).any():
                 j = int(np.flatnonzero(lows < 0)[0])
                 missing_at, missing_row = cat_ks[j], int(np.flatnonzero(cat_codes[j] < 0)[0])
@@ -758,6 +763,11 @@ def _fill_rows(codes: np.ndarray, columns: list, stage_dtype: np.dtype) -> None:
         return
     stage = None if stage_dtype == codes.dtype else np.empty((min(n, _FILL_ROWS), codes.shape[1]),
                                                                   dtype=stage_dtype)
+    if n <= _FILL_ROWS and len(columns) >= _FILL_WIDE_COLUMNS:
+        # wide data, few rows: the columns as the rows of one array (numpy's array constructor copies a list of
+        # equal-length arrays twice as fast as stack), transposed into the matrix
+        np.copyto(codes, np.array(columns).T, casting="unsafe")
+        return
     for r0 in range(0, n, _FILL_ROWS):
         r1 = min(r0 + _FILL_ROWS, n)
         parts = columns if r1 - r0 == n else [c[r0:r1] for c in columns]
@@ -767,6 +777,9 @@ def _fill_rows(codes: np.ndarray, columns: list, stage_dtype: np.dtype) -> None:
             np.stack(parts, axis=1, out=stage[:r1 - r0], casting="unsafe")
             codes[r0:r1] = stage[:r1 - r0]
 
+
+#: From this many columns (and at most ``_FILL_ROWS`` rows), :func:`_fill_rows` copies through one array.
+_FILL_WIDE_COLUMNS = 256
 
 #: Rows per staging block of :func:`encode`'s fill (1 MiB of int8 codes for 16 columns).
 _FILL_ROWS = 1 << 16

@@ -189,9 +189,8 @@ def network_tables(parents: Mapping, data: EncodedData, *, counts: Mapping | Non
     for p in extra:  # parent-only nodes: roots, after the others
         nodes.append(p)
         full[p] = []
-    index = data.index
     try:
-        idx = [index(n) for n in nodes]
+        idx = data.indices(nodes).tolist()
     except KeyError:
         n = next(n for n in nodes if n not in set(data.columns))
         raise ValueError(f"node {n!r} is not a column of the data (columns: {data.columns!r}).") from None

@@ -200,7 +200,7 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         missing value (NaN). (The transpose of :meth:`_bin_rows`.)"""
         return self._bin_rows(values).T
 
-    def _bin_rows(self, values: np.ndarray) -> np.ndarray:
+    def _bin_rows(self, values: np.ndarray, may_be_missing: bool = True) -> np.ndarray:
         """(n, k) values of ``columns_`` -> (k, n) bin codes, one row per column (the layout of the Categoricals
         :func:`_replace_columns` builds): the number of cut points <= the value; -1 for a missing value (NaN).
 
@@ -233,7 +233,8 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                 for c in live.tolist():
                     np.less_equal(table[:, c:c + 1], part, out=hit[:, :r1 - r0])
                     np.add(out, hit[:, :r1 - r0], out=out, casting="unsafe")
-        codes[np.isnan(vt)] = -1
+        if may_be_missing:
+            codes[np.isnan(vt)] = -1
         return codes
 
     @without_gc
@@ -257,7 +258,7 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"Columns {absent!r} were discretised at fit time but are missing from X.")
         if not self.columns_:
             return frame.copy(deep=False)  # new frame; never the caller's object
-        rows = self._bin_rows(_values_block(frame, self.columns_, pos))
+        rows = self._bin_rows(_values_block(frame, self.columns_, pos), may_be_missing=not _integer_frame(frame))
         dtypes = self.__dict__.get("_bin_dtypes")
         if dtypes is None:  # (an estimator fitted before fit prepared it: dtypes made for this output only)
             dtypes = {}
@@ -294,13 +295,14 @@ def _values_block(frame: pd.DataFrame, columns: list, pos: np.ndarray | None = N
         pos = frame.columns.get_indexer(columns)
     whole = len(pos) == frame.shape[1] and (len(pos) < 2 or bool((np.diff(pos) == 1).all())) and \
         (not len(pos) or pos[0] == 0)
-    kinds = {d.kind if isinstance(d, np.dtype) else "x" for d in _unique_dtypes(frame)}
     try:
-        if kinds <= set("iub"):  # numpy integers only: nothing can be missing; the whole frame in one conversion
-            x = frame.to_numpy(dtype=np.float64)
-            x = x if whole else x[:, pos]
-        else:
-            x = (frame if whole else frame.iloc[:, pos]).to_numpy(dtype=np.float64, na_value=np.nan)
+        if _integer_frame(frame):
+            # numpy integers only: nothing missing, nothing infinite. The frame's values as pandas holds them (a
+            # row per column, for one block), the columns gathered as rows and converted: the result is the
+            # transpose of a C-order (columns x rows) array, whose rows the binning and the sorts read
+            held = frame.to_numpy().T
+            return (held if whole else held[pos]).astype(np.float64).T
+        x = (frame if whole else frame.iloc[:, pos]).to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError):  # e.g. an object column of numbers with None: one column at a time
         x = np.column_stack([_values(frame[c], c) for c in columns])
     bad = np.isinf(x)
@@ -311,6 +313,11 @@ def _values_block(frame: pd.DataFrame, columns: list, pos: np.ndarray | None = N
         raise ValueError(f"Column {columns[j]!r} has an infinite value ({x[r, j]}) at row {label!r}; a discretiser "
                          "needs finite values. Replace it (e.g. by NaN, a missing value) first.")
     return x
+
+
+def _integer_frame(frame: pd.DataFrame) -> bool:
+    """Every column a numpy integer or bool column (no missing value, no infinite value possible)."""
+    return all(isinstance(d, np.dtype) and d.kind in "iub" for d in _unique_dtypes(frame))
 
 
 def _unique_dtypes(frame: pd.DataFrame) -> list:
