@@ -76,6 +76,8 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     may override ``_select_numeric`` and ``_bin``."""
 
     _supervised = False
+    #: ``_fit_cuts`` returns float64 arrays (nothing to convert)
+    _float_cuts = False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -155,13 +157,14 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.__dict__.pop("_kbins", None)  # a refit never keeps a previous fit's sklearn discretiser
         self.__dict__.pop("_bin_edges", None)
         self.columns_ = self._selected_columns(frame, X)
-        values = _values_block(frame, self.columns_)
+        pos = frame.columns.get_indexer(self.columns_) if self.columns_ else np.empty(0, dtype=np.intp)
+        values = _values_block(frame, self.columns_, pos)
         if self.columns_ and np.isnan(values).all(axis=0).any():
             c = self.columns_[int(np.flatnonzero(np.isnan(values).all(axis=0))[0])]
             raise ValueError(f"Column {c!r} has no observed value (all missing); a discretiser cannot cut it.")
         cuts = self._fit_cuts(values, y) if self.columns_ else []
-        cuts = [c if type(c) is np.ndarray and c.dtype == np.float64 else np.asarray(c, dtype=np.float64)
-                for c in cuts]
+        if not self._float_cuts:
+            cuts = [np.asarray(c, dtype=np.float64) for c in cuts]
         sizes = [c.size for c in cuts]
         self.cut_points_ = dict(zip(self.columns_, cuts))
         self.n_bins_ = dict(zip(self.columns_, [k + 1 for k in sizes]))
@@ -176,8 +179,7 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self._bin_dtypes = {nb: pd.CategoricalDtype(pd.Index(np.arange(nb, dtype=np.int64)))
                             for nb in sorted(set(self._n_bins_list))}
         if isinstance(X, pd.DataFrame) and not frame.columns.has_duplicates:
-            self._positions_of = (frame.columns, frame.columns.get_indexer(self.columns_) if self.columns_ else
-                                  np.empty(0, dtype=np.intp))
+            self._positions_of = (frame.columns, pos)
         if len(self.columns_) >= _WIDE_BIN_COLS:  # every column's cut points, a row each, padded with +inf
             size = np.asarray(sizes, dtype=np.intp)
             table = np.full((len(self.columns_), max(int(size.max()), 1)), np.inf)
@@ -396,6 +398,7 @@ def _kbins_kwargs(strategy: str) -> dict:
 class _KBinsDiscretizer(_DiscretizerBase):
     _strategy = "uniform"
     _own_bin_per_value = False
+    _float_cuts = True  # scikit-learn's edges, numpy percentiles and midpoints: float64 arrays
 
     # n_bins may be positional (STYLE 5 says keyword-only) because scikit-learn's KBinsDiscretizer(n_bins=5, *, ...)
     # takes it that way and the house examples write EqualFrequencyDiscretizer(5).
