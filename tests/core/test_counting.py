@@ -215,7 +215,7 @@ def test_pairwise_counts_grouped_is_taken_for_many_rows_and_equal():
     X[9000, 10] = -1  # a missing class: the row is skipped
     feats = list(range(10))
     assert _counting._feature_groups(cards[feats], 3, n, False) is not None  # the default path is the grouped one
-    for nt in (1, 2):
+    for nt in (1, 2, 3):  # row ranges per thread (issue 25): missing rows on both sides of the boundaries
         auto, _ = _pairwise_raw(X, feats, cards, 10, 3, nt, -1)
         plain, _ = _pairwise_raw(X, feats, cards, 10, 3, nt, 0)
         assert_array_equal(auto, plain)
