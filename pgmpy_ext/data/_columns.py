@@ -113,13 +113,14 @@ def _frame_from_blocks(arrays: list, columns: pd.Index, index: pd.Index) -> pd.D
     n = len(index)
     blocks = []
     groups: dict = {}
+    place = _placements(len(arrays), BlockPlacement)
     for j, a in enumerate(arrays):
         if len(a) != n:
             raise ValueError("length mismatch")
         if isinstance(a, np.ndarray):
             groups.setdefault(a.dtype, []).append(j)
         else:
-            blocks.append(ExtensionBlock(a, BlockPlacement(slice(j, j + 1)), 2))  # (values, placement, ndim)
+            blocks.append(ExtensionBlock(a, place[j], 2))  # (values, placement, ndim)
     for dtype, pos in groups.items():
         values = np.empty((len(pos), n), dtype=dtype)
         for i, j in enumerate(pos):
@@ -148,6 +149,19 @@ def _block_column_arrays(df: pd.DataFrame) -> list | None:
                 zip(map(values.__getitem__, nos.tolist()), locs.tolist())]
     except (AttributeError, TypeError, IndexError):
         return None
+
+
+_PLACEMENTS: list = []
+
+
+def _placements(m: int, BlockPlacement) -> list:
+    """``[BlockPlacement(slice(j, j + 1)) for j in range(m)]``, kept between calls (a placement is immutable, and
+    pandas itself hands one block's placement to another): a wide frame's 7,070 single-column blocks then cost no
+    placement objects."""
+    global _PLACEMENTS
+    if len(_PLACEMENTS) < m:
+        _PLACEMENTS = [BlockPlacement(slice(j, j + 1)) for j in range(max(m, 2 * len(_PLACEMENTS)))]
+    return _PLACEMENTS
 
 
 def _public_column_arrays(df: pd.DataFrame, positions) -> list:

@@ -8,6 +8,7 @@ order) and whose ``state_names`` are the user's original labels with their Pytho
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -157,15 +158,16 @@ def network_tables(parents: Mapping, data: EncodedData, *, counts: Mapping | Non
     full = {}
     extra = []
     given_lists = list(parents.values())
-    if all(len(pa) < 2 for pa in given_lists):
-        # at most one parent per node (a naive Bayes, a forest): the same checks and order, without a Python
-        # pass over the nodes beyond these comprehensions (a 7,070-gene naive Bayes has 7,071 nodes)
+    single = None  # at most one parent per node: each node's parent (_ROOT for none)
+    if max(map(len, given_lists), default=0) < 2:
+        # (a naive Bayes, a forest): the same checks and order, without a Python pass over the nodes beyond these
+        # comprehensions (a 7,070-gene naive Bayes has 7,071 nodes)
         full = dict(zip(nodes, map(list, given_lists)))
-        firsts = [pa[0] for pa in full.values() if pa]
-        if any(p == n for n, pa in full.items() if pa for p in pa):
-            node = next(n for n, pa in full.items() if pa and pa[0] == n)
+        single = [pa[0] if pa else _ROOT for pa in given_lists]
+        if any(map(operator.eq, single, nodes)):
+            node = next(n for n, p in zip(nodes, single) if p == n)
             raise ValueError(f"node {node!r} cannot be its own parent.")
-        extra = [p for p in dict.fromkeys(firsts) if p not in known]
+        extra = [p for p in dict.fromkeys(single) if p is not _ROOT and p not in known]
         nodes_iter = ()
     else:
         nodes_iter = nodes
@@ -204,9 +206,17 @@ def network_tables(parents: Mapping, data: EncodedData, *, counts: Mapping | Non
     # class alone) in one kernel pass without Python work per family (family_counts_shared), the others together
     # in one pass (family_counts_many); the same kernel, the same counts
     by_parents: dict = {}
-    for n in nodes:
-        if n not in given:
-            by_parents.setdefault(tuple(full[n]), []).append(n)
+    keys = None if single is None else dict.fromkeys(single)
+    if keys is not None and len(keys) <= 8 and not given:  # a few parent lists: one comprehension each
+        for key in keys:
+            children = [n for n, p in zip(nodes, single) if p is key or p == key]
+            by_parents[() if key is _ROOT else (key,)] = children
+        if extra:  # parent-only nodes (after the others in ``nodes``) have no parent
+            by_parents.setdefault((), []).extend(extra)
+    else:
+        for n in nodes:
+            if n not in given:
+                by_parents.setdefault(tuple(full[n]), []).append(n)
     rest = [n for pa, children in by_parents.items() if len(children) < _SHARED_PARENTS_MIN for n in children]
     if rest:
         for n, t in zip(rest, family_counts_many(data, [(n, full[n]) for n in rest], weights, n_jobs=n_jobs)):
@@ -248,6 +258,9 @@ def network_tables(parents: Mapping, data: EncodedData, *, counts: Mapping | Non
         tables.update(zip(names, probs))
     return NetworkTables(nodes, full, states, {n: tables[n] for n in nodes})
 
+
+#: The parent of a root in :func:`network_tables`' at-most-one-parent path (no label is this object).
+_ROOT = object()
 
 #: From this many families with one parent list, :func:`network_tables` counts them as a group (one kernel pass
 #: without Python work per family); smaller groups share one pass with the other families.

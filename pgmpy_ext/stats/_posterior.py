@@ -142,8 +142,8 @@ class NetworkLayout(BlockLayout):
         families = [(node, *pa) for node, pa in parents.items()]
         sizes = list(map(len, families))
         flat = list(chain.from_iterable(families))
-        col_of_h = dict(col_of)
-        col_of_h[hidden] = HIDDEN  # (the hidden variable is never a column: its own code)
+        col_of_h = col_of  # (a dict of this call: the hidden variable is never a column, it gets its own code)
+        col_of_h[hidden] = HIDDEN
         fam_cols = np.fromiter(map(col_of_h.get, flat, repeat(-2, len(flat))), dtype=np.intp, count=len(flat))
         fam_offsets = np.zeros(len(families) + 1, dtype=np.intp)
         np.cumsum(sizes, out=fam_offsets[1:])
