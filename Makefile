@@ -31,6 +31,7 @@ gallery: $(STAMP)
 
 docs: $(STAMP)
 	$(PY) tools/api_reference.py --check
+	$(PY) tools/check_internal_ids.py --check --show
 	$(PY) -m sphinx -W --keep-going -q -b html docs/site docs/_build/html
 	@echo "The site is in docs/_build/html/index.html"
 

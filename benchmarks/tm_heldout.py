@@ -61,11 +61,12 @@ def all_datasets() -> list:
 
 
 def load(name: str, max_rows: int | None):
-    """(X, y, n_original): float-stored columns stay float (binned per fold), others are Categoricals over the file's
-    values; at most ``max_rows`` rows (a stratified sample drawn with seed 0)."""
-    from pgmpy_ext.datasets import load_dataset
-
-    X, y = load_dataset(name, data_home=data_dir(), continuous="float")
+    """(X, y, n_original): float-stored columns stay float (binned per fold); an integer-stored column with more
+    distinct values than the library's numeric-column rule allows (``numeric_columns_to_discretize``: crx,
+    wine_recognition, hepatitis) becomes float too, so it is binned per fold as a user's numeric column would be;
+    the others are Categoricals over the file's values; at most ``max_rows`` rows (a stratified sample drawn with
+    seed 0)."""
+    X, y = load_dataset_numeric(name)
     y = pd.Series(np.asarray(y), name="class")
     n = len(X)
     if max_rows is not None and n > max_rows:
@@ -75,6 +76,31 @@ def load(name: str, max_rows: int | None):
         keep = np.sort(keep)
         X, y = X.iloc[keep].reset_index(drop=True), y.iloc[keep].reset_index(drop=True)
     return X, y, n
+
+
+def load_dataset_numeric(name: str):
+    """``load_dataset(name, continuous="float")`` with the integer-stored numeric columns (see :func:`load`) as
+    float, and the list of those columns."""
+    from pgmpy_ext.data import numeric_columns_to_discretize
+    from pgmpy_ext.datasets import load_dataset
+
+    X, y = load_dataset(name, data_home=data_dir(), continuous="float")
+    as_numbers = {}
+    for c in X.columns:
+        if isinstance(X[c].dtype, pd.CategoricalDtype) and pd.api.types.is_integer_dtype(X[c].cat.categories.dtype):
+            as_numbers[c] = X[c].astype("float64")
+    convert = numeric_columns_to_discretize(pd.DataFrame(as_numbers)) if as_numbers else []
+    X = X.assign(**{c: as_numbers[c] for c in convert})
+    X.attrs["int_numeric"] = list(convert)
+    return X, y
+
+
+def _data_tag(name: str) -> str:
+    """A cache-key suffix naming the integer-stored columns binned as numeric (empty when there are none, so the
+    other sets' cached folds stay valid)."""
+    X, _ = load_dataset_numeric(name)
+    cols = X.attrs.get("int_numeric", [])
+    return "|int-numeric:" + ",".join(map(str, cols)) if cols else ""
 
 
 # ---------------------------------------------------------------------------------------------- learners
@@ -213,8 +239,9 @@ def evaluate(name: str, k: int, keys: list, max_rows: int | None, refit: bool = 
 
     CACHE.mkdir(parents=True, exist_ok=True)
     out, todo = {}, []
+    tag = _data_tag(name)
     for key in keys:
-        f = _cache_file(name, k, max_rows, key)
+        f = _cache_file(name, k, max_rows, key + tag)
         if f.exists() and not refit:
             z = np.load(f)
             out[key] = {a: z[a] for a in z.files}
@@ -250,7 +277,7 @@ def evaluate(name: str, k: int, keys: list, max_rows: int | None, refit: bool = 
                 n_iter.append(float(np.max(it)) if it is not None else np.nan)
             rec = {"logp": np.concatenate(logp), "correct": np.concatenate(correct),
                    "fit_time": np.asarray(fit_time), "n_iter": np.asarray(n_iter)}
-            np.savez(_cache_file(name, k, max_rows, key), **rec)
+            np.savez(_cache_file(name, k, max_rows, key + tag), **rec)
             out[key] = rec
             log(f"  {name} k={k} {key}: log loss {-rec['logp'].mean():.4f}, acc {100 * rec['correct'].mean():.2f}, "
                 f"{time.perf_counter() - t_all:.1f} s")

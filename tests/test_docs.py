@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "docs" / "site"
 sys.path.insert(0, str(ROOT / "tools"))
 import api_reference  # noqa: E402
+import check_internal_ids  # noqa: E402
 
 sys.path.remove(str(ROOT / "tools"))
 
@@ -111,3 +112,47 @@ def test_site_builds_without_warnings(tmp_path):
     result = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
     assert result.returncode == 0, f"sphinx-build failed:\n{result.stderr[-6000:]}"
     assert (tmp_path / "docs" / "site" / "generated" / "pgmpy_ext.classifiers.TANClassifier.rst").exists()
+
+
+# ---------------------------------------------------------------------------------------------- internal ids
+def test_no_public_docstring_cites_an_internal_id():
+    """Docstrings cite papers (author, year, section) and design notes by file, never "seed 001" or "D12"."""
+    found = check_internal_ids.scan()
+    shown = "\n".join(f"  {qualname}: {text!r}" for qualname, _, _, text in found[:40])
+    assert not found, (f"{len(found)} internal ids in public docstrings (python tools/check_internal_ids.py --show):"
+                       f"\n{shown}")
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("as in seed 001 section 7.3.1", "seed"),
+    ("the thesis's rule (decision 7)", "decision"),
+    ("see decisions D18", "decision"),
+    ("the closed form of spec 4.4", "spec"),
+    ("spec section 2.3", "spec"),
+    ("ties go to the first class (D7)", "D-id"),
+    ("the threshold of A.11-3", "appendix-id"),
+    ("the score of B.2", "appendix-id"),
+    ("Cython target 3", "Cython target"),
+], ids=lambda v: v if len(v) < 20 else None)
+def test_the_internal_id_checker_sees_each_kind(text, kind):
+    assert kind in {k for k, _ in check_internal_ids.hits(f"Some words, {text}, more words.")}
+
+
+def test_the_internal_id_checker_accepts_paper_and_file_citations():
+    doc = ("Santafé (2007), section 7.3.1; Ruz's thesis, eqs. 3.6-3.7; ``docs/decisions/seed000-sbn-cem-nbm.md``\n"
+           '("Ambiguities, errors and gaps"); ``docs/decisions/seed002-003-abn-pena.md``; columns "F1", "A0".')
+    assert check_internal_ids.hits(doc) == []
+
+
+def test_the_internal_id_checker_finds_a_planted_public_docstring(monkeypatch):
+    import pgmpy_ext.utils
+
+    def planted():
+        """A helper whose docstring leans on an internal id (seed 001 decision 2)."""
+
+    planted.__module__ = "pgmpy_ext.utils"
+    monkeypatch.setattr(pgmpy_ext.utils, "planted", planted, raising=False)
+    monkeypatch.setattr(pgmpy_ext.utils, "__all__", [*pgmpy_ext.utils.__all__, "planted"])
+    found = {(qualname, text) for qualname, _, _, text in check_internal_ids.scan()}
+    assert ("pgmpy_ext.utils.planted", "seed 001") in found
+    assert ("pgmpy_ext.utils.planted", "decision 2") in found

@@ -99,7 +99,7 @@ def check_source(source: str, module_parts: tuple[str, ...], *, is_package: bool
         return []
     if unit not in LAYERS:
         return [f"{filename}:1: package {unit!r} has no layer; add it to LAYERS in tests/test_layers.py "
-                "(and to the README's layout section)"]
+                "(and to the layers table in docs/development.md)"]
     layer, me = LAYERS[unit], unit or "pgmpy_ext"
     found = []
     for node in ast.walk(ast.parse(source, filename=filename)):

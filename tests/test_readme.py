@@ -1,13 +1,11 @@
-"""The README's code runs as written (in a temporary directory, offline): every python block on its own, and the
-bash block of the command-line section that uses only built-in data (fit, predict, cluster)."""
+"""The README's three examples run as written, each on its own (in a temporary directory, offline), and print what
+their comments say. The user guide's code is run by ``tests/test_guide.py``."""
 
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -17,56 +15,34 @@ def _blocks(lang: str) -> list[str]:
     return re.findall(rf"```{lang}\n(.*?)```", README.read_text(), flags=re.S)
 
 
-def test_readme_has_blocks():
-    assert len(_blocks("python")) >= 2
-    assert any("pgmpy-ext fit" in b for b in _blocks("bash"))
+def test_readme_has_its_three_examples_and_two_commands():
+    assert len(_blocks("python")) == 3
+    commands = _blocks("bash")[0]
+    assert commands.startswith("make demo")
+    assert "\nmake test" in commands
 
 
+# pgmpy_ext silences this pgmpy 1.1.2 import-time warning when it is imported, but pytest resets the filters per test.
+@pytest.mark.filterwarnings("ignore:.*pgmpy.estimators.StructureScore.* is deprecated:FutureWarning")
 @pytest.mark.parametrize("index", range(len(_blocks("python"))))
 def test_readme_python_block_runs_on_its_own(tmp_path, monkeypatch, capsys, index):
     code = _blocks("python")[index]
     monkeypatch.chdir(tmp_path)
     exec(compile(code, f"{README}:python block {index + 1}", "exec"), {"__name__": "__readme__"})  # a fresh namespace
-    out = capsys.readouterr().out
-    if index == 0:
-        assert "dysp" in out
-        assert (tmp_path / "asia_sbn.xml").exists()
-    if index == 1:  # the numbers the block's comments quote (thesis TM: 28 iterations, CLL -0.0044; default: prior
-        # strength 30, training CLL -8.61; 5-fold held-out log loss of TAN, TAN-TM without and with the prior)
-        (it_tm, cll_tm), (strength, cll_reg) = (line.split() for line in out.splitlines()[1:3])
-        assert (int(it_tm), round(float(cll_tm), 4)) == (28, -0.0044)
-        assert (float(strength), round(float(cll_reg), 2)) == (30.0, -8.61)
-        gen, free, default = (round(float(v), 2) for v in out.splitlines()[3:6])
-        assert (gen, free, default) == (-0.31, -5.35, -0.31)
+    out = capsys.readouterr().out.splitlines()
+    if index == 0:  # the SBN's forest, as the comment says, and the BIF round trip
+        assert out[1] == "[('A0', 'A1'), ('A0', 'B0'), ('B0', 'B1')]"
+        assert out[-1] == "True"
+        assert (tmp_path / "corral_sbn.bif").exists()
+    if index == 1:  # "close to 1: the grouping is recovered"
+        assert float(out[0]) > 0.9
+    if index == 2:
+        assert "dysp" in out[0]
 
 
-def _run_shell_line(line: str) -> None:
-    """One README shell line, run in-process: ``python -c CODE`` or ``pgmpy-ext ARGS`` (the tree under test, not
-    whatever ``pgmpy-ext`` is on PATH); anything else fails the test so the block stays runnable."""
-    from pgmpy_ext.cli import main
-
-    words = shlex.split(line, comments=True)
-    if not words:
-        return
-    if words[:2] == ["python", "-c"] and len(words) == 3:
-        exec(compile(words[2], "README python -c", "exec"), {"__name__": "__readme__"})
-    elif words[0] == "pgmpy-ext":
-        assert main(words[1:] + ["--no-progress"] * (words[1] in ("fit", "cluster"))) == 0, line
-    else:
-        raise AssertionError(f"the README block has a line this test cannot run: {line!r}")
-
-
-def test_readme_fit_predict_cluster_block_runs(tmp_path, monkeypatch, capsys):
-    block = next(b for b in _blocks("bash") if "pgmpy-ext fit" in b)
-    monkeypatch.chdir(tmp_path)
-    for line in block.splitlines():
-        _run_shell_line(line)
-    capsys.readouterr()
-    pred = pd.read_csv(tmp_path / "predictions.csv", index_col=0)
-    assert len(pred) == 128
-    assert list(pred.columns) == ["prediction", "P(0)", "P(1)"]
-    assert (tmp_path / "corral_tan.bif").exists()
-    assert (tmp_path / "corral_tan.json").exists()
-    clusters = pd.read_csv(tmp_path / "clusters.csv", index_col=0)
-    assert set(clusters["cluster"]) == {0, 1}
-    assert (tmp_path / "corral_cem.xml").exists()
+def test_readme_links_resolve():
+    """Every relative link of the README names a file or folder of the repository."""
+    targets = re.findall(r"\]\(((?!https?:)[^)#]+)\)", README.read_text())
+    assert targets
+    missing = [t for t in targets if not (README.parent / t).exists()]
+    assert not missing, f"README links to missing paths: {missing}"

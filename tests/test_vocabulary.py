@@ -4,8 +4,8 @@
   defaults satisfy them, and a wrong value of any constrained parameter is refused naming that parameter;
 * only the vocabulary's names are used for its concepts (no ``eps``/``atol`` thresholds, no ``te``, no learning
   rates called ``alpha``), with one set of values for ``missing`` and ``handle_unknown`` and one default ``n_jobs``;
-* README's parameter table is ``get_params()`` of every public estimator, and every public name of the estimator
-  packages is in the README.
+* the user guide's parameter table (``docs/site/guide/vocabulary.rst``) is ``get_params()`` of every public
+  estimator, and every public name of the estimator packages is in the README or the user guide.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from pgmpy_ext.utils import Interval, Options, check_params
 from tests.bad_input_cases import ESTIMATOR_PACKAGES, public_estimators  # one enumeration of the public surface
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-#: README's parameter table: these columns, in this order.
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "site" / "guide"
+#: The guide's parameter table: these columns, in this order.
 VOCABULARY = ["alpha", "tol", "max_iter", "n_init", "init", "missing", "handle_unknown", "random_state", "n_jobs"]
 #: Names that must not stand for a vocabulary concept (thresholds, restarts, seeds, workers, pseudo-counts).
 SYNONYMS = {"eps", "atol", "rtol", "epsilon", "threshold_tol", "te", "n_restarts", "n_starts", "restarts", "seed",
@@ -121,45 +122,60 @@ def test_tol_says_what_it_measures():
             f"{name}: the tol docstring does not say what it measures"
 
 
-# ------------------------------------------------------------------------------------------------ README
-def readme_table() -> str:
-    """README's estimator x vocabulary table, from ``get_params()`` (``-``: the estimator has no such option)."""
-    lines = ["| estimator | " + " | ".join(f"`{v}`" for v in VOCABULARY) + " |",
-             "|---|" + "---|" * len(VOCABULARY)]
+# ------------------------------------------------------------------------------------------------ user guide
+def table_rows() -> list[list[str]]:
+    """The estimator x vocabulary table, from ``get_params()`` (None: the estimator has no such option)."""
+    rows = []
     for pkg in ESTIMATOR_PACKAGES:
         module = importlib.import_module(f"pgmpy_ext.{pkg}")
         for name in module.__all__:
             if name not in ESTIMATORS:
                 continue
             params = defaults(ESTIMATORS[name])
-            cells = [f"`{params[v]!r}`" if v in params else "-" for v in VOCABULARY]
-            lines.append(f"| `{pkg}.{name}` | " + " | ".join(cells) + " |")
+            rows.append([f"{pkg}.{name}"] + [repr(params[v]) if v in params else None for v in VOCABULARY])
+    return rows
+
+
+def guide_table() -> str:
+    r"""The guide's rst ``list-table`` of the vocabulary (``\-``: the estimator has no such option)."""
+    lines = [".. list-table::", "   :header-rows: 1", "", "   * - estimator"] + [f"     - ``{v}``" for v in VOCABULARY]
+    for name, *cells in table_rows():
+        lines.append(f"   * - ``{name}``")
+        lines += [f"     - ``{c}``" if c is not None else "     - \\-" for c in cells]
     return "\n".join(lines)
 
 
-def test_readme_parameter_table_is_get_params_of_every_public_estimator():
-    text = README.read_text(encoding="utf-8")
-    start = text.index("| estimator | `alpha` |")
-    got = text[start:text.index("\n\n", start)]
-    assert got == readme_table(), "README's parameter table is stale; regenerate it with tests/test_vocabulary.py"
+def test_guide_parameter_table_is_get_params_of_every_public_estimator():
+    text = (GUIDE / "vocabulary.rst").read_text(encoding="utf-8")
+    start = text.index(".. list-table::")
+    end = text.find("\n\n", text.index("   * - ", start))
+    got = text[start:end if end >= 0 else len(text)].rstrip("\n")
+    assert got == guide_table(), ("docs/site/guide/vocabulary.rst's parameter table is stale; print the new one with "
+                                  "python tests/test_vocabulary.py")
+
+
+def _user_docs() -> str:
+    return README.read_text(encoding="utf-8") + "".join(p.read_text(encoding="utf-8") for p in GUIDE.glob("*.rst"))
 
 
 @pytest.mark.parametrize("pkg", ESTIMATOR_PACKAGES)
-def test_every_public_name_is_in_the_readme(pkg):
-    text = README.read_text(encoding="utf-8")
+def test_every_public_name_is_in_the_user_docs(pkg):
+    text = _user_docs()
     module = importlib.import_module(f"pgmpy_ext.{pkg}")
     missing = [n for n in module.__all__ if f"`{n}" not in text and f"{n}(" not in text and f" {n}," not in text]
-    assert not missing, f"pgmpy_ext.{pkg} exports {missing}, which the README does not mention"
+    assert not missing, f"pgmpy_ext.{pkg} exports {missing}, which neither the README nor the user guide mentions"
 
 
-def test_readme_table_helper_can_fail():
-    assert "`pgmpy_ext" not in readme_table()  # rows are package.Class, no module prefix
-    assert readme_table().count("\n") == len(ESTIMATORS) + 1
-    assert np.all([row.count("|") == len(VOCABULARY) + 2 for row in readme_table().splitlines()])
+def test_table_helper_can_fail():
+    rows = table_rows()
+    assert len(rows) == len(ESTIMATORS)
+    assert all(len(row) == len(VOCABULARY) + 1 for row in rows)
+    assert not any(row[0].startswith("pgmpy_ext") for row in rows)  # rows are package.Class, no module prefix
+    assert guide_table().count("   * - ") == len(ESTIMATORS) + 1
 
 
-if __name__ == "__main__":  # print the table for README.md
-    print(readme_table())
+if __name__ == "__main__":  # print the table for docs/site/guide/vocabulary.rst
+    print(guide_table())
 
 
 # ------------------------------------------------------------------------------------------------ issue examples

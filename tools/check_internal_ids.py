@@ -6,6 +6,9 @@ file (``docs/decisions/...``). This script lists what is left to rewrite; it cha
 
     python tools/check_internal_ids.py              # counts per module, most first
     python tools/check_internal_ids.py --show       # and every hit, with the object it is in
+    python tools/check_internal_ids.py --check      # exit status 1 when any public docstring cites one
+
+``tests/test_docs.py`` runs the same scan, so a new internal id in a public docstring fails the suite.
 
 Public docstrings: every name in a public subpackage's ``__all__``, and for classes their public methods and
 properties defined in pgmpy-ext, plus the subpackages' own docstrings. A path such as
@@ -70,9 +73,15 @@ def hits(doc: str) -> list[tuple[str, str]]:
     return found
 
 
+def scan() -> list[tuple[str, str, str, str]]:
+    """(qualified name, defining module, kind, matched text) of every internal id in a public docstring."""
+    return [(qualname, home, kind, text) for qualname, home, doc in public_objects() for kind, text in hits(doc)]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--show", action="store_true", help="print every hit")
+    parser.add_argument("--check", action="store_true", help="exit with status 1 when there is any hit")
     args = parser.parse_args(argv)
     per_module: collections.Counter[str] = collections.Counter()
     per_kind: collections.Counter[str] = collections.Counter()
@@ -90,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
           f"({len(per_module)} modules); by kind: {dict(per_kind.most_common())}")
     if args.show:
         print("\n".join(shown))
-    return 0
+    return 1 if args.check and shown else 0
 
 
 if __name__ == "__main__":

@@ -45,8 +45,8 @@ class SAMBA(BiclusterMixin, BaseEstimator):
     r"""SAMBA biclustering: heavy subgraphs of a likelihood-weighted bipartite sample-gene graph.
 
     The reconstruction of SAMBA (Tanay, Sharan & Shamir 2002) in ``docs/decisions/seed004-bench-itdt.md``
-    section 7, the biclusterer of BENCH (thesis chapter 4, which ran SAMBA inside the closed EXPANDER tool with
-    unreported settings, decision 10). Genes are standardised; a signed property vertex ``u+`` (``u-``) of sample
+    ("SAMBA"), the biclusterer of BENCH (Pansombut's thesis, chapter 4, which ran SAMBA inside the closed EXPANDER
+    tool with unreported settings). Genes are standardised; a signed property vertex ``u+`` (``u-``) of sample
     ``u`` is joined to gene ``v`` when its z-score is at least ``threshold`` (at most ``-threshold``). Each
     (property, gene) pair gets the log-likelihood-ratio weight of "inside a bicluster" against a random graph with
     the same degrees; seeds are the heaviest ``kernel_size``-subsets of properties shared by many genes (found by
@@ -122,7 +122,7 @@ class SAMBA(BiclusterMixin, BaseEstimator):
     ``p_c``: the spec's 1.0 and 0.9 missed planted 2-sigma biclusters of 13-15 samples (Jaccard 0.12-0.5 on the
     section 10 generator: standardising a gene that carries a block lowers the block's z-scores, so only ~60% of
     its cells are edges, under ``p_c``), while 0.75 and 0.8 recovered every planted block with Jaccard >= 0.83 on
-    two seeds (a calibration, decision 10).
+    two seeds (a calibration: the thesis reports no settings).
 
     **Settings for BENCH on microarrays** (issue 14; ``benchmarks/samba_calibration.py``, report
     ``docs/reproductions/seed004-bench.md``). The defaults above find planted blocks; on a real 65 x 7129

@@ -11,7 +11,7 @@ __all__ = ["NaiveBayesClassifier", "TANClassifier"]
 
 @fill_doc
 class NaiveBayesClassifier(BNClassifierBase):
-    """Naive Bayes over discrete features, returning a pgmpy ``DiscreteBayesianNetwork`` (seed 001 A5).
+    """Naive Bayes over discrete features, returning a pgmpy ``DiscreteBayesianNetwork`` (Santafé 2007, §4.1).
 
     ``p(c, x) = p(c) prod_i p(x_i | c)``; parameters are (smoothed) counts.
 
@@ -64,7 +64,7 @@ class NaiveBayesClassifier(BNClassifierBase):
 
 @fill_doc
 class TANClassifier(BNClassifierBase):
-    """Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997; seed 001 A7), as a scikit-learn classifier.
+    """Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997; Santafé 2007, §4.3) for scikit-learn.
 
     The feature tree is the maximum spanning tree of I(Xi; Xj | C) (pairwise class-conditional counts and CMI in
     the Cython kernels, deterministic Kruskal), oriented away from ``root``.

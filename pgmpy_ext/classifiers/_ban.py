@@ -16,8 +16,8 @@ __all__ = ["BANClassifier"]
 class BANClassifier(BNClassifierBase):
     r"""BAN classifier: a K2-learned DAG over the features plus the class as parent of every feature.
 
-    The thesis's protocol (section 4.6, algorithm A10 of ``docs/decisions/seed001-tm-classifiers.md``): the
-    feature DAG is learned by the K2 search (section 2.4, A3) on the features only, ignoring the class, with a
+    The thesis's protocol (Santafé 2007, section 4.6; ``docs/decisions/seed001-tm-classifiers.md``, "BAN"): the
+    feature DAG is learned by the K2 search (Cooper & Herskovits 1992) on the features only, ignoring the class, with a
     random (seeded) or given ordering and at most ``max_parents`` parents; then the class becomes a parent of
     every feature. Local scores come from the Cython counting and score kernels.
 
@@ -64,7 +64,7 @@ class BANClassifier(BNClassifierBase):
             + \sum_{k} \log\Gamma(N_{ijk} + 1) \Big]
 
     while it strictly increases and :math:`|\Pi_i| <` ``max_parents`` (ties: the lowest feature index). Results
-    depend strongly on the ordering, so the thesis's BAN numbers are not reproducible exactly (decision 19).
+    depend strongly on the ordering, so the thesis's BAN numbers are not reproducible exactly.
 
     References
     ----------

@@ -1,4 +1,4 @@
-"""cTAN classifier: the scikit-learn face of construct-discriminative-TAN (seed 001 A14)."""
+"""cTAN classifier: the scikit-learn face of construct-discriminative-TAN (Santafé 2007, section 5.3.1)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ __all__ = ["CTANClassifier"]
 
 @fill_doc
 class CTANClassifier(BNClassifierBase):
-    """Conditional TAN: a TAN tree over explaining-away residuals (seed 001 A14, spec 5.9).
+    """Conditional TAN: a TAN tree over explaining-away residuals (Santafé 2007, section 5.3.1).
 
     The tree maximises the sum of ``EAR(X_i, X_j) = I(X_i; X_j | C) - I(X_i; X_j)`` (Kruskal), a proxy for the
     gain in conditional log-likelihood of an arc, instead of TAN's ``I(X_i; X_j | C)``. Parameters are

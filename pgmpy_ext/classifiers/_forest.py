@@ -74,8 +74,8 @@ class FANClassifier(BNClassifierBase):
     ----------
     .. [1] P. J. F. Lucas, "Restricted Bayesian network structure learning", in Advances in Bayesian Networks,
        Studies in Fuzziness and Soft Computing, Springer, 2004.
-    .. [2] G. Santafé, "Discriminative learning of Bayesian network classifiers" (PhD thesis, 2007), section 4.4
-       (seed 001).
+    .. [2] G. Santafé, "Advances on supervised and unsupervised learning of Bayesian network models. Application
+       to population genetics", PhD thesis, University of the Basque Country, 2007, section 4.4.
 
     Examples
     --------
@@ -121,21 +121,21 @@ class SBNClassifier(BNClassifierBase):
     ----------
     stopping : {"marginal", "cumulative"}, default "marginal"
         ``"marginal"``: add Kruskal edges while ``k_e < 0`` (the MAP forest along the Kruskal sequence).
-        ``"cumulative"``: the thesis's literal rule, add them while ``K_e < 0``. See D2 in the Notes.
+        ``"cumulative"``: the thesis's literal rule, add them while ``K_e < 0``. See the Notes.
     integer_code_length : bool, default False
-        Use ``m = ceil(log2(n + 1))`` bits per symbol instead of the real ``log2(n + 1)`` (D1).
+        Use ``m = ceil(log2(n + 1))`` bits per symbol instead of the real ``log2(n + 1)`` (see the Notes).
     penalty_bits : float, optional
         Cost of one edge in bits, >= 0 (default ``2 m``); overrides ``integer_code_length``. ``math.inf`` gives
         naive Bayes. ``0`` gives TAN when every Kruskal edge has a positive CMI: an edge with zero CMI gives
-        ``k_e = 0`` and is not added under the strict test (D4), and with ``"marginal"`` the walk stops there.
+        ``k_e = 0`` and is not added under the strict test, and with ``"marginal"`` the walk stops there.
     max_edges : int, optional
         Add at most this many edges (>= 0).
     root : label, optional
-        Root of the tree that contains it; every other tree is rooted at its first feature (D10).
+        Root of the tree that contains it; every other tree is rooted at its first feature.
     alpha : float, default 1.0
         Dirichlet pseudo-count per CPT cell (bnclassify's ``smooth``, pgmpy's ``pseudo_counts``, scikit-learn
-        ``CategoricalNB``'s ``alpha``); 0 gives the thesis's maximum-likelihood CPTs (D5). The structure always
-        uses maximum-likelihood CMI (D3).
+        ``CategoricalNB``'s ``alpha``); 0 gives the thesis's maximum-likelihood CPTs. The structure always
+        uses maximum-likelihood CMI.
     estimator : pgmpy DiscreteParameterEstimator, optional
         Used instead of the built-in counts when given; a fresh copy is fitted, ``alpha`` is then ignored.
     %(n_jobs)s
@@ -166,7 +166,7 @@ class SBNClassifier(BNClassifierBase):
     -----
     With n features, N training rows and I_2 the maximum-likelihood CMI in bits, adding Kruskal edge e = (u, v)
     changes the log2 posterior odds of the structure by (thesis eqs. 3.6-3.7; the CMI form is exact for MLE
-    parameters, spec section 2.3)
+    parameters; ``docs/decisions/seed000-sbn-cem-nbm.md``, "Bayesian complexity monitor")
 
     .. math::
 
@@ -174,27 +174,28 @@ class SBNClassifier(BNClassifierBase):
 
     and the edge is added iff ``k_e < 0`` (``"marginal"``) or ``K_e < 0`` (``"cumulative"``).
 
-    Departures from the thesis and open points, with the decision ids of the spec's section 10:
+    Departures from the thesis and open points, as settled in ``docs/decisions/seed000-sbn-cem-nbm.md``
+    (section "Ambiguities, errors and gaps → decisions"):
 
-    * D1: ``m = log2(n + 1)`` is a real number, as written; ``integer_code_length=True`` rounds it up.
-    * D2: the thesis's text adds edges while ``K_e < 0`` (``stopping="cumulative"``); the default is the
+    * ``m = log2(n + 1)`` is a real number, as written; ``integer_code_length=True`` rounds it up.
+    * The thesis's text adds edges while ``K_e < 0`` (``stopping="cumulative"``); the default is the
       marginal rule, the MAP cut along the Kruskal sequence and the only rule that reproduces the reported Corral
-      structure (3 of the 5 possible edges, Table 3.2; spec section 9.1). On the 128 Corral rows with true labels
+      structure (3 of the 5 possible edges, Ruz's Table 3.2). On the 128 Corral rows with true labels
       the marginal rule keeps 3 edges and the cumulative rule 5.
-    * D3: k_e comes from the CMI identity (MLE), also when the CPTs are smoothed.
-    * D4: the tests are strict (< 0).
-    * D5: the thesis estimates CPTs by frequencies (``alpha=0``); the default ``alpha=1.0`` follows the other
+    * k_e comes from the CMI identity (MLE), also when the CPTs are smoothed.
+    * The tests are strict (< 0).
+    * The thesis estimates CPTs by frequencies (``alpha=0``); the default ``alpha=1.0`` follows the other
       pgmpy-ext classifiers. Zero probabilities are floored at 1e-300 when predicting.
-    * D6: a parent configuration never seen in training gets a uniform CPT column.
-    * D7: class ties go to the first class in ``classes_``.
-    * D9, D10: Kruskal ties are broken by ``(-w, i, j)``; each tree is rooted at ``root`` or its first feature.
+    * A parent configuration never seen in training gets a uniform CPT column.
+    * Class ties go to the first class in ``classes_``.
+    * Kruskal ties are broken by ``(-w, i, j)``; each tree is rooted at ``root`` or its first feature.
 
     References
     ----------
     .. [1] G. A. Ruz and D. T. Pham, "Building Bayesian network classifiers through a Bayesian complexity
        monitoring system", Proc. IMechE Part C: J. Mechanical Engineering Science, 2009.
     .. [2] G. A. Ruz, "Bayesian networks for classification, clustering and high-dimensional data visualisation",
-       PhD thesis, Cardiff University (seed 000), chapter 3.
+       PhD thesis, Cardiff University (c. 2008), chapter 3.
 
     Examples
     --------
@@ -241,21 +242,21 @@ class SBNClassifier(BNClassifierBase):
 class ABNClassifier(BNClassifierBase):
     r"""MDL-optimal augmented naive Bayes (ABN, a forest-augmented NB), as a scikit-learn classifier.
 
-    Hamine & Helman's optimal Augmented Bayes Network, as specified in section A.5 of
-    ``docs/decisions/seed002-003-abn-pena.md``: among all naive Bayes models augmented by a feature forest, the
-    one with the lowest MDL score (the highest BIC). Counts and CMI come from the Cython kernels.
+    Hamine & Helman's (2004) optimal Augmented Bayes Network, as specified in
+    ``docs/decisions/seed002-003-abn-pena.md`` ("Recommended algorithm"): among all naive Bayes models augmented by a
+    feature forest, the one with the lowest MDL score (the highest BIC). Counts and CMI come from the Cython kernels.
 
     Parameters
     ----------
     weight : {"mdl_gain", "cmi"}, default "mdl_gain"
         Kruskal key among the edges with a positive MDL gain: the gain itself (MDL-optimal for any
-        cardinalities, A.5) or I(Xi; Xj | C), the paper's algorithm (A.4), which can miss the optimum when
-        cardinalities differ (A.6).
+        cardinalities) or I(Xi; Xj | C), the paper's algorithm (Hamine & Helman 2004, section 5), which can miss
+        the optimum when cardinalities differ (see the Notes).
     root : label, optional
-        Root of the tree that contains it; every other tree is rooted at its first feature (A.11-6).
+        Root of the tree that contains it; every other tree is rooted at its first feature.
     alpha : float, default 1.0
         Dirichlet pseudo-count per CPT cell (bnclassify's ``smooth``, pgmpy's ``pseudo_counts``, scikit-learn
-        ``CategoricalNB``'s ``alpha``); 0 gives maximum likelihood, the estimates the MDL derivation assumes (A.8).
+        ``CategoricalNB``'s ``alpha``); 0 gives maximum likelihood, the estimates the MDL derivation assumes.
     estimator : pgmpy DiscreteParameterEstimator, optional
         Used instead of the built-in counts when given; a fresh copy is fitted, ``alpha`` is then ignored.
     %(n_jobs)s
@@ -292,21 +293,22 @@ class ABNClassifier(BNClassifierBase):
 
     so Kruskal on w, restricted to ``w > 0``, returns the forest F with the lowest MDL (= -BIC).
 
-    Departures from the paper, with the decision ids of the spec's section A.11:
+    Departures from the paper, as settled in ``docs/decisions/seed002-003-abn-pena.md`` (section "Ambiguities and
+    decisions"):
 
-    * A.11-1: the paper runs Kruskal on the CMI after filtering by the threshold; the default here runs it on the
+    * The paper runs Kruskal on the CMI after filtering by the threshold; the default here runs it on the
       gain w, which is optimal for mixed cardinalities (``weight="cmi"`` keeps the paper's algorithm).
-    * A.11-2: the threshold :math:`T_R(i, j) = |C|(|X_i|-1)(|X_j|-1)\log N / (2N)` is per edge.
-    * A.11-3: natural logarithms for both the CMI and log N.
-    * A.11-4: an edge with gain exactly 0 is left out (strict >, eq. 8).
-    * A.11-5, A.11-6: ties are broken by ``(-key, i, j)``; each tree is rooted at ``root`` or its first feature.
-    * A.11-7: complete data only (N is the number of rows, or the total weight).
-    * A.8: the paper fits no parameters; CPTs use ``alpha`` (default 1.0, as the other classifiers).
+    * The threshold :math:`T_R(i, j) = |C|(|X_i|-1)(|X_j|-1)\log N / (2N)` is per edge.
+    * Natural logarithms for both the CMI and log N.
+    * An edge with gain exactly 0 is left out (strict >, the paper's eq. 8).
+    * Ties are broken by ``(-key, i, j)``; each tree is rooted at ``root`` or its first feature.
+    * Complete data only (N is the number of rows, or the total weight).
+    * The paper fits no parameters; CPTs use ``alpha`` (default 1.0, as the other classifiers).
 
     References
     ----------
     .. [1] V. Hamine and P. Helman, "Learning optimal augmented Bayes networks", Technical report, University of
-       New Mexico, 2004 (seed 002).
+       New Mexico, 2004.
     .. [2] N. Friedman, D. Geiger and M. Goldszmidt, "Bayesian network classifiers", Machine Learning 29 (1997)
        131-163.
 

@@ -18,12 +18,14 @@ __all__ = ["K2Classifier"]
 class K2Classifier(BNClassifierBase):
     r"""Bayesian-network classifier learned by K2 from the naive-Bayes structure (WEKA ``BayesNet -Q K2``).
 
-    Seed 004 (``docs/decisions/seed004-bench-itdt.md``, sections 1.4-1.6, decision 5): the class is a parent of
+    Pansombut (PhD thesis, c. 2011), chapter 2 and Appendix A (``docs/decisions/seed004-bench-itdt.md``, "BBN
+    classifier" and "Structure scores"): the class is a parent of
     every feature and counts toward ``max_parents``; the features are visited in data order and each receives the
     predecessors that raise WEKA's BAYES score most; the CPTs are WEKA's ``SimpleEstimator``. WEKA uses a
     pseudo-count of 0.5 per cell for both; here one ``alpha`` (default 1, the library's pseudo-count) is the prior of
     the score and of the CPTs alike, a default chosen on held-out data (10-fold CV over 31 UCI sets:
-    ``docs/decisions/issue24-one-vocabulary.md``, D12). ``K2Classifier(alpha=0.5)`` is WEKA's setting, the base
+    ``docs/decisions/issue24-one-vocabulary.md``, "Defaults chosen on held-out data").
+    ``K2Classifier(alpha=0.5)`` is WEKA's setting, the base
     learner of BBN-DT, BBN-ITDT and BENCH and what the reproductions use. WEKA's search is
     ``parent_prior="uniform"``; the default ``"size"`` (see below) keeps chance parents out on microarrays.
 
@@ -31,7 +33,7 @@ class K2Classifier(BNClassifierBase):
     ----------
     max_parents : int, default 5
         Maximum number of parents per feature, the class included (WEKA counts it); 1 gives naive Bayes. The
-        thesis states 5 (Table 2.2; decision 5: WEKA's default of 1 would make K2 naive Bayes).
+        thesis states 5 (Table 2.2; WEKA's default of 1 would make K2 naive Bayes).
     order : None, "data", "random" or sequence of feature names, default None
         The K2 ordering of the features: data order (None or "data", WEKA's default), a random permutation drawn
         from ``random_state``, or a permutation of the feature names (``x0, x1, ...`` for arrays).
@@ -43,11 +45,12 @@ class K2Classifier(BNClassifierBase):
         parameters). Set it to search with another prior than the CPTs'.
     parent_prior : {"size", "uniform"}, default "size"
         Prior over each feature's parent set in the search. "uniform" (WEKA, the thesis, the ensembles' members
-        and the seed 004 reproductions) scores parent sets by the data alone; "size" is Friedman & Koller's prior,
-        uniform over parent-set sizes and then over the sets of each size, which charges the ``j``-th searched
+        and the reproductions of Pansombut's thesis) scores parent sets by the data alone; "size" is Friedman & Koller's
+        prior, uniform over parent-set sizes and then over the sets of each size, which charges the ``j``-th searched
         parent of a feature with ``p`` candidate predecessors ``log((p - j + 1) / j)`` nats (floored at 0), so
         chance parents are kept out when genes are many and samples few. The default was chosen on held-out data
-        (``docs/decisions/issue29-microarray-ensembles.md``, D1; ``benchmarks/results/k2_microarray.md``): 5-fold
+        (``docs/decisions/issue29-microarray-ensembles.md``, "K2: a prior over parent-set sizes";
+        ``benchmarks/results/k2_microarray.md``): 5-fold
         x 2 accuracy on the microarrays, "uniform" -> "size" at ``max_parents=5``: leukemia 53.4 -> 93.7 %
         (naive Bayes 84.8), colon 75.1 -> 79.9 (69.6), lymphoma 93.2 (92.2); 10-fold on 31 UCI sets: mean
         accuracy 0.862 -> 0.859, 10 better, 11 equal, 10 worse (naive Bayes 0.809).

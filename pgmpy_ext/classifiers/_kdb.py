@@ -17,7 +17,7 @@ class KDBClassifier(BNClassifierBase):
 
     Every feature has the class and at most ``k`` other features as parents; the structure is Sahami's greedy kDB
     as specified in section 4.5 of ``docs/decisions/seed001-tm-classifiers.md`` (algorithm A9, with the figure's
-    typos fixed, decision 16). Mutual information and class-conditional mutual information come from the Cython
+    typos fixed). Mutual information and class-conditional mutual information come from the Cython
     counting kernels.
 
     Parameters

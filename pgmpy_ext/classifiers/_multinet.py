@@ -18,8 +18,9 @@ __all__ = ["CLMultinetClassifier"]
 class CLMultinetClassifier(BNClassifierBase):
     r"""Chow-Liu multinet: one Chow-Liu tree over the features per class, as a scikit-learn classifier.
 
-    Friedman, Geiger & Goldszmidt's CL multinet, the supervised baseline of Ruz's thesis, as specified in section 3
-    of ``docs/decisions/seed000-sbn-cem-nbm.md``: for each class :math:`k`, a Chow-Liu tree (maximum spanning tree
+    Friedman, Geiger & Goldszmidt's CL multinet, the supervised baseline of Ruz's thesis, as specified in
+    ``docs/decisions/seed000-sbn-cem-nbm.md`` ("CL multinet classifier"): for each class :math:`k`, a Chow-Liu tree
+    (maximum spanning tree
     of the mutual information) and its CPDs are learned from the rows of that class only, and a row is classified
     by :math:`\arg\max_k \log\alpha_k + \log P_k(x)`. Each class has its own tree, so the model is **not** one
     Bayesian network: it exposes one pgmpy network per class in ``models_`` (and no ``model_``).
@@ -29,10 +30,10 @@ class CLMultinetClassifier(BNClassifierBase):
     alpha : float, default 1.0
         Dirichlet pseudo-count per CPT cell (bnclassify's ``smooth``, pgmpy's ``pseudo_counts``, scikit-learn
         ``CategoricalNB``'s ``alpha``) of every per-class CPD and of the class prior; 0 gives the thesis's
-        maximum-likelihood frequencies (unseen parent configurations get uniform columns, D6, and zero
-        probabilities are floored at 1e-300 when predicting, D5).
+        maximum-likelihood frequencies (unseen parent configurations get uniform columns, and zero
+        probabilities are floored at 1e-300 when predicting).
     root : label, optional
-        Root of every per-class tree (default: the first feature, D10). With ``alpha = 0`` it does not change
+        Root of every per-class tree (default: the first feature). With ``alpha = 0`` it does not change
         :math:`P_k`; with ``alpha > 0`` it changes it slightly (smoothing depends on the orientation).
     %(n_jobs)s
     show_progress : bool, default False

@@ -60,8 +60,8 @@ class SelectiveNBClassifier(BNClassifierBase):
             + \sum_{j \in F} \ell\!\left(\frac{N_j[x_{dj}, c] - \delta + \alpha}{N_c - \delta + r_j \alpha}\right),
         \qquad \ell(p) = \max(\log p, \log 10^{-300})
 
-    (a uniform factor when a denominator is 0, seed 000 D6; the floor is the prediction floor of every
-    pgmpy-ext classifier, seed 000 D5), and the LOO prediction is the lowest class within
+    (a uniform factor when a denominator is 0; the floor is the prediction floor of every
+    pgmpy-ext classifier), and the LOO prediction is the lowest class within
     :math:`10^{-10}(1 + |\max_c s_{dc}|)` of the best. The thesis leaves the zero-count convention of this step
     open (section 4.2); the above is our choice. One candidate costs :math:`O(N K)`.
 

@@ -1,4 +1,5 @@
-"""Structural-TM classifier: the scikit-learn face of the greedy search with TM parameters (seed 001 A15)."""
+"""Structural-TM classifier: the scikit-learn face of the greedy search with TM parameters (Santafé 2007, section
+5.3.2)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ __all__ = ["StructuralTMClassifier"]
 
 @fill_doc
 class StructuralTMClassifier(BNClassifierBase):
-    """Structural TM: greedy arc addition scored by conditional BIC with TM parameters (seed 001 A15, spec 5.10).
+    """Structural TM: greedy arc addition scored by conditional BIC with TM parameters (Santafé 2007,
+    section 5.3.2).
 
     From the empty graph, every legal arc ("TAN complexity": ``C -> X_i``, or a first feature parent for a child
     of the class) is tried; each candidate gets TM parameters and a score, by default its held-out CLL in an inner
@@ -39,7 +41,7 @@ class StructuralTMClassifier(BNClassifierBase):
     solver : {"lbfgs", "tm"}, default "lbfgs"
         ``"lbfgs"``: L-BFGS-B on the TM objective with the prior (not the thesis's iteration), which reaches the
         same or better optima in far fewer evaluations (``benchmarks/results/structural_tm.md``). ``"tm"``: the
-        thesis's iteration (what the seed 001 reproductions use, with ``alpha=0``, ``criterion="cbic"``).
+        thesis's iteration (what the reproductions of Santafé's chapter 5 use, with ``alpha=0``, ``criterion="cbic"``).
     prior_strength : "auto" or float, default "auto"
         Gaussian prior of every TM fit (see :class:`~pgmpy_ext.parameters.TMEstimator`); one number here.
     prior_mean : {"generative", "uniform"}, default "generative"
@@ -50,8 +52,8 @@ class StructuralTMClassifier(BNClassifierBase):
     cv : int, default 3
         Inner folds of ``criterion="cv"`` (stratified, deterministic).
     warm_start : bool, default False
-        ``criterion="cbic"`` only: start each candidate's TM from the current model's counts (spec 5.10 [REC]; off
-        in the thesis).
+        ``criterion="cbic"`` only: start each candidate's TM from the current model's counts (our recommendation
+        in ``docs/decisions/seed001-tm-classifiers.md``, "Structural TM"; off in the thesis).
     max_candidates : int or None, default 10,000
         Budget of candidate TM fits of the search (``pgmpy_ext.structure.MAX_CANDIDATES``); a step is scored whole
         or not at all. When the next step would exceed it, the search stops with the arcs accepted so far and a

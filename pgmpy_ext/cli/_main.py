@@ -1,6 +1,7 @@
 """The ``pgmpy-ext`` command line.
 
-``pgmpy-ext demo``     learn a TAN on data sampled from pgmpy's bundled asia network, report, export, query.
+``pgmpy-ext demo``     a short tour of every family on built-in data (classifiers, TM, clustering, population
+                      structure, a topographic map, Dask), pictures in ``demo_output/``.
 ``pgmpy-ext evaluate`` cross-validate classifiers on a CSV/TSV file or a shared data set (identical folds, tests).
 ``pgmpy-ext fit``      learn one classifier on a file; write its pgmpy network (BIF/XMLBIF) and a JSON sidecar.
 ``pgmpy-ext predict``  predictions and class probabilities (CSV) of a fitted model on a file.
@@ -23,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pgmpy_ext._demo import SECTIONS as DEMO_SECTIONS
 from pgmpy_ext.cli._evaluate import (
     _check_picture_path,
     _UsageError,
@@ -53,10 +55,10 @@ def _version(_args) -> int:
 
 
 def _demo(args) -> int:
-    from pgmpy_ext._demo import run_demo
+    from pgmpy_ext._demo import SECTIONS, run_demo
 
     run_demo(output_dir=args.output_dir, n_train=args.n_train, n_test=args.n_test, seed=args.seed,
-             show_progress=not args.no_progress)
+             show_progress=not args.no_progress, sections=args.sections or SECTIONS, plots=not args.no_plots)
     return 0
 
 
@@ -615,13 +617,17 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="pgmpy-ext", description="Fast Bayesian-network learners for pgmpy.")
     sub = ap.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("demo", help="learn, evaluate, export and query a TAN on built-in data (offline)")
-    d.add_argument("--output-dir", default="demo_output", help="where the BIF/XMLBIF files go (default: demo_output)")
+    d = sub.add_parser("demo", help="a short tour of every family on built-in data (offline, about a minute)")
+    d.add_argument("--output-dir", default="demo_output",
+                   help="where the BIF/XMLBIF files and the pictures go (default: demo_output)")
     d.add_argument("--n-train", type=int_at_least(50), default=5000,
                    help="training rows sampled from asia (default 5000, at least 50)")
     d.add_argument("--n-test", type=int_at_least(1), default=2000, help="test rows (default 2000)")
     d.add_argument("--seed", type=int_at_least(0), default=42)
     d.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    d.add_argument("--sections", nargs="+", choices=DEMO_SECTIONS, metavar="SECTION",
+                   help=f"run only these parts (default: all of {', '.join(DEMO_SECTIONS)})")
+    d.add_argument("--no-plots", action="store_true", help="draw no pictures")
     d.set_defaults(func=_demo)
     g = sub.add_parser("gallery", help="draw every plot of pgmpy_ext.evaluation on built-in data (PNG + Markdown)")
     g.add_argument("--output-dir", default="docs/gallery", help="where the PNG files go (default: docs/gallery)")

@@ -4,7 +4,7 @@ and its EM baselines, constructive induction, and the brute-force model average 
 The public API is ``__all__``: the estimators, their base ``BaseBNMixture`` and ``MODEL_MAX_CPD_SIZE``. The
 engines behind them (one function or dataclass per algorithm, on encoded data) stay importable from here for the
 other layers of pgmpy-ext (``popgen``, ``experiments``), the benchmarks and the tests; they are not part of the
-public API and may change without notice (design note ``docs/decisions/issue24-one-vocabulary.md``, D13).
+public API and may change without notice (design note ``docs/decisions/issue24-one-vocabulary.md``, "Public surface").
 """
 
 from pgmpy_ext.clustering._base import BaseBNMixture

@@ -331,7 +331,7 @@ def brute_force_snb(codes, cards, n_clusters: int = 2, *, random_state=None, n_i
 
 @fill_doc
 class BruteForceSNBAveraging(BaseBNMixture):
-    """Bayesian model average over all 2^n selective naive Bayes structures (seed 001 section 7.5.1).
+    """Bayesian model average over all 2^n selective naive Bayes structures (Santafé 2007, section 7.5.1).
 
     The brute-force reference of Figs 7.2/7.3; see :func:`brute_force_snb` for the algorithm. Exponential in the
     number of features (``n <= 14``; the thesis uses up to 12 binary features, N = 300).
@@ -344,7 +344,7 @@ class BruteForceSNBAveraging(BaseBNMixture):
     alpha : float, default 1.0
         Dirichlet pseudo-count per cell (bnclassify's ``smooth``, pgmpy's ``pseudo_counts``); must be > 0.
     n_burn, n_gibbs : int, default 1000, 5000
-        Gibbs sweeps of the Candidate method (decision 12).
+        Gibbs sweeps of the Candidate method (the thesis gives none; see ``docs/decisions/seed001-ema-popgen.md``).
     tol : float, default 1e-6
         EM's stopping threshold: the observed-data log-likelihood changes by at most ``tol * |LL|`` between
         iterations (relative change).

@@ -29,7 +29,8 @@ def fit_cem(data: EncodedData, n_clusters: int, *, model: str = "cl", n_init: in
             max_classification_steps: int = 100, init="random_seeds", empty_cluster: str = "reseed",
             alpha: float = 0.5, stopping: str = "marginal", random_state=None, n_jobs: int | None = None,
             show_progress: bool = False) -> CEMResult:
-    """CEM engine: ``n_init`` independent starts of the seed 000 section 4.4 schedule, the best final CML wins.
+    """CEM engine: ``n_init`` independent starts of the training schedule of Ruz's thesis (section 4.5.1), the best
+    final CML wins.
 
     Works on :class:`EncodedData` (complete data) and builds no pgmpy object. The options are validated as in
     :class:`CEMClustering` (same checks, same messages). Each start gets its own child generator
@@ -56,8 +57,9 @@ def _start_cml(start: CEMStart) -> float:
 class CEMClustering(BaseBNMixture):
     r"""Clustering of discrete data with a mixture of Bayesian networks trained by classification EM.
 
-    Pham & Ruz's unsupervised training of Bayesian-network classifiers (Ruz's thesis, chapter 4; spec
-    ``docs/decisions/seed000-sbn-cem-nbm.md`` section 4): the cluster is the hidden class of a CL multinet
+    Pham & Ruz's unsupervised training of Bayesian-network classifiers (Ruz's thesis, chapter 4; design record
+    ``docs/decisions/seed000-sbn-cem-nbm.md``, "Unsupervised training via Classification EM"): the cluster is the hidden
+    class of a CL multinet
     (``model="cl"``: one Chow-Liu tree per cluster), a TAN (``"tan"``: one spanning tree shared by the clusters)
     or an SBN (``"sbn"``: a forest whose size is set by the Bayesian complexity monitor), and the partition and
     the model are fitted together by maximising the classification log-likelihood with Celeux & Govaert's
@@ -78,27 +80,27 @@ class CEMClustering(BaseBNMixture):
         Maximum iterations of the C-stage; it stops earlier when the partition no longer changes (usually within
         10 iterations, as the thesis reports).
     init : {"random_seeds", "kmeans"} or array-like of shape (n_samples, n_dims), default "random_seeds"
-        Initial partition. ``"random_seeds"`` (section 4.5): K data points with distinct values drawn at random
-        are seeds and every row goes to the nearest seed (Euclidean distance on the integer codes, D13; ties to
+        Initial partition. ``"random_seeds"`` (the thesis's section 4.5.3): K data points with distinct values drawn at
+        random are seeds and every row goes to the nearest seed (Euclidean distance on the integer codes; ties to
         the smallest seed index). ``"kmeans"``: scikit-learn's ``KMeans(n_init=1)`` on the codes. An array: the
-        same random seeds, with distances measured on these coordinates of the training rows instead (D13's
-        option, e.g. the standardised original continuous attributes before discretisation).
+        same random seeds, with distances measured on these coordinates of the training rows instead (an
+        option the thesis leaves open, e.g. the standardised original continuous attributes before discretisation).
     empty_cluster : {"reseed", "drop", "reject"}, default "reseed"
-        What happens when an S- or C-step empties a cluster (D11). ``"reseed"``: the row with the lowest
-        posterior for its own cluster (among rows whose cluster keeps another member) moves into the empty
+        What happens when an S- or C-step empties a cluster (the thesis does not say). ``"reseed"``: the row with the
+        lowest posterior for its own cluster (among rows whose cluster keeps another member) moves into the empty
         cluster (in the C-stage, a partition that the C-step followed by this re-seeding leaves unchanged is
         converged). ``"drop"``: the cluster dies (mixing weight 0 from then on). ``"reject"``: an S-step is
         redrawn (up to 10 times, then the partition is kept for that iteration) and a C-step that would empty a
         cluster ends the C-stage.
     alpha : float >= 0, default 0.5
         Dirichlet pseudo-count per CPT cell of the attribute CPDs (bnclassify's ``smooth``, pgmpy's
-        ``pseudo_counts``). 0 is the thesis's empirical frequencies (D26), what the reproductions use: a test row
+        ``pseudo_counts``). 0 is the thesis's empirical frequencies, what the reproductions use: a test row
         with a value combination unseen in its cluster then gets a probability floored at 1e-300. The default 0.5
         was chosen on held-out data (5-fold CV on 20 UCI sets: held-out log-likelihood better than alpha = 0 on
-        every set, accuracy unchanged; ``docs/decisions/issue24-one-vocabulary.md``, D12). The structure always
-        uses the unsmoothed MI/CMI, and the mixing weights are always ``n_k / N``.
+        every set, accuracy unchanged; ``docs/decisions/issue24-one-vocabulary.md``, "Defaults chosen on held-out
+        data"). The structure always uses the unsmoothed MI/CMI, and the mixing weights are always ``n_k / N``.
     stopping : {"marginal", "cumulative"}, default "marginal"
-        SBN monitor rule (D2), used only with ``model="sbn"``.
+        SBN monitor rule (see :class:`pgmpy_ext.classifiers.SBNClassifier`), used only with ``model="sbn"``.
     random_state : None, int or numpy.random.Generator, default None
         Seed of the initial partitions and of the S-step draws. One child generator per start, so the result is
         the same for every ``n_jobs``.
@@ -177,18 +179,18 @@ class CEMClustering(BaseBNMixture):
         CL(\theta, z) = \sum_{k=1}^{K} \sum_{x^r \in P_k} \log f_k(x^r) + \sum_{k=1}^{K} n_k \log \alpha_k .
 
     One iteration: E-step :math:`t_k(x^r) \propto \alpha_k f_k(x^r)`; S-step :math:`z^r \sim t(x^r)` or C-step
-    :math:`z^r = \arg\max_k t_k(x^r)` (smallest k on ties, D7); M-step :math:`\alpha_k = n_k / N` and per model
+    :math:`z^r = \arg\max_k t_k(x^r)` (smallest k on ties); M-step :math:`\alpha_k = n_k / N` and per model
     family the maximum spanning tree of :math:`\hat I_k(X_i; X_j)` on each cluster (CL), of
     :math:`\hat I(X_i; X_j \mid C)` on all rows with the labels as C (TAN), or its prefix accepted by the monitor
-    :math:`2 \log_2(n + 1) - N \hat I_2 < 0` (SBN, marginal rule D2), then the frequencies. The CML is computed
-    after every M-step from the CPTs the next E-step uses (D12, D26). With ``alpha = 0`` the C-steps never
+    :math:`2 \log_2(n + 1) - N \hat I_2 < 0` (SBN, marginal rule), then the frequencies. The CML is computed
+    after every M-step from the CPTs the next E-step uses. With ``alpha = 0`` the C-steps never
     decrease the CML for CL and TAN; for SBN the M-step maximises the CML minus the structure's code length,
     which is what never decreases. Every pgmpy object is built after the iterations.
 
-    Departures and choices (decision ids of the spec): empty clusters (D11) as ``empty_cluster``; distances for
-    the seeds on the codes (D13); ``alpha`` smooths only attribute CPDs (D26). Prediction floors log-CPT
-    entries at :math:`\log 10^{-300}` (D5), so rows unseen in training still get a posterior; ``model_`` itself
-    holds the exact frequencies.
+    Departures and choices (``docs/decisions/seed000-sbn-cem-nbm.md``, "Ambiguities, errors and gaps →
+    decisions"): empty clusters as ``empty_cluster``; distances for the seeds on the codes; ``alpha`` smooths
+    only attribute CPDs. Prediction floors log-CPT entries at :math:`\log 10^{-300}`, so rows unseen in training still
+    get a posterior; ``model_`` itself holds the exact frequencies.
 
     References
     ----------

@@ -2,7 +2,7 @@
 hidden cluster over supernodes (Cartesian products of attributes), whose structure is searched by joining and
 splitting blocks on hard completions of the data; parameters by EM or BC+EM. Engine and scikit-learn face.
 
-Spec ``docs/decisions/seed002-003-abn-pena.md`` part B (B.1-B.14) and C.
+Peña, Lozano & Larrañaga (1999); design record ``docs/decisions/seed002-003-abn-pena.md`` (part B).
 """
 
 from __future__ import annotations
@@ -290,14 +290,14 @@ class ConstructiveInductionClustering(BaseBNMixture):
     most probable cluster, and the best single join (or split) by the completed-data K2 score is applied; the
     parameters are re-estimated by ML from the completion (or searched again, ``interleave=True``) and the loop
     repeats until no move improves the score. ``search="sa"`` is simulated annealing over joins and splits.
-    Spec: ``docs/decisions/seed002-003-abn-pena.md`` part B (copied from the project's specs).
+    Design record: ``docs/decisions/seed002-003-abn-pena.md`` (part B, Peña et al. 1999).
 
     Parameters
     ----------
     n_clusters : int >= 1, default 2
         K, known in advance (the paper does not search over K).
     param_search : {"em", "bc+em"}, default "em"
-        EM (B.4) or the Bound-and-Collapse + EM hybrid (B.5-B.6).
+        EM or the Bound-and-Collapse + EM hybrid (the paper's section 3.2.1, after Ramoni & Sebastiani 1997).
     fixing_threshold : float in [0, 1) or None, default None
         BC+EM: a case's cluster is fixed when its largest posterior is strictly greater than this. None means
         ``1 / n_clusters + 0.01`` (the paper's 0.51 for K = 2 and 0.21 for K = 5; it also used 0.51 and 0.75 with
@@ -306,19 +306,20 @@ class ConstructiveInductionClustering(BaseBNMixture):
         Rerun the parameter search after every structural change (the paper's "_int" variants); otherwise the
         parameters after a change are the ML estimate from the current completion. Ignored by ``"sa"``.
     search : {"forward", "backward", "sa"}, default "forward"
-        Greedy joins from the naive Bayes, greedy splits (at ordered cut points, B.7) from the fully joined
-        model, or simulated annealing from the naive Bayes (the parameter search then runs once, B.8).
+        Greedy joins from the naive Bayes, greedy splits (at ordered cut points) from the fully joined
+        model, or simulated annealing from the naive Bayes (the parameter search then runs once; the paper's section
+        3.2.2).
     max_iter : int >= 1, default 150
         Iterations of EM, or rounds of BC+EM, per parameter search.
     tol : float >= 0, default 1e-6
         Relative change of the stopping criterion below which a parameter search stops.
     em_steps_per_round : int >= 0 or "converge", default 1
-        BC+EM: EM iterations after each BC step (the paper does not say; B.13-2).
+        BC+EM: EM iterations after each BC step (the paper does not say).
     bc_prior : float >= 0, default 0.0
-        BC's Dirichlet hyperparameter a (BDeu-style cells ``a / (K r_j)``); 0 is ML-consistent (B.13-5).
+        BC's Dirichlet hyperparameter a (BDeu-style cells ``a / (K r_j)``); 0 is ML-consistent (the paper gives none).
     stopping : {"score", "loglik"}, default "score"
         Parameter-search criterion: the completed-data K2 score (the paper's literal rule) or the observed
-        log-likelihood (B.13-4).
+        log-likelihood.
     sa_T0, sa_cooling, sa_moves_per_temp, sa_stop_unchanged : default 25.0, 0.95, 50, 100
         Simulated annealing: initial temperature in ``score_base`` units, geometric cooling factor, proposals per
         temperature, consecutive rejections that stop the search.
@@ -326,7 +327,7 @@ class ConstructiveInductionClustering(BaseBNMixture):
         Units of the reported scores (10: the paper's log10; ``math.e``: natural log). SA's temperature is in
         these units too.
     predict_smoothing : float >= 0, default 1e-3
-        Pseudo-count per cell of a node's FULL product added at predict time only (decision 15), so an unseen
+        Pseudo-count per cell of a node's FULL product added at predict time only (not in the paper), so an unseen
         value combination gets a small probability instead of 0. ``model_`` keeps the ML estimate.
     n_init : int >= 1, default 1
         Independent runs (random initial parameters); the run with the highest final score is kept.
@@ -360,7 +361,7 @@ class ConstructiveInductionClustering(BaseBNMixture):
     cluster_sizes_ : ndarray of float, shape (n_clusters,)
         Rows per cluster in ``labels_``.
     n_nonempty_clusters_ : int
-        Clusters with at least one row (the completed-data score can empty clusters, decision 14).
+        Clusters with at least one row (the completed-data score can empty clusters).
     weights_ : ndarray of shape (n_clusters,)
         Mixing weights ``cluster_sizes_ / n``.
     params_ : dict
@@ -393,7 +394,9 @@ class ConstructiveInductionClustering(BaseBNMixture):
     Notes
     -----
     The model and the score (log marginal likelihood of the completed data, all Dirichlet hyperparameters 1,
-    the class family included; :math:`r_j` is the full product cardinality of node j, decision 9):
+    the class family included; :math:`r_j` is the full product cardinality of node j, never the number of observed
+    combinations; the choices the paper leaves open are in ``docs/decisions/seed002-003-abn-pena.md``, "Ambiguities,
+    errors and recommendations" of part B):
 
     .. math::
 

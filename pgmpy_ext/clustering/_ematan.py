@@ -263,7 +263,7 @@ def _check_order(order, columns: list) -> np.ndarray | None:
 class EMATANClustering(BaseBNMixture):
     r"""Clustering by expectation model averaging over TAN/forest structures (EMA-TAN).
 
-    Santafé's thesis section 7.3.2 (spec ``docs/decisions/seed001-ema-popgen.md`` section 5). For a fixed order
+    Santafé (2007), section 7.3.2 (``docs/decisions/seed001-ema-popgen.md``, "EMA-TAN"). For a fixed order
     pi of the attributes, the class averaged over holds every structure in which each ``X_i`` has the cluster
     ``C`` and/or one predecessor ``X_l`` in pi as parents (naive Bayes, selective naive Bayes, pi-consistent TANs
     and forests: :math:`2^n n!` structures). EMA-TAN alternates an E step under the current averaged model with a
@@ -333,7 +333,7 @@ class EMATANClustering(BaseBNMixture):
     converged_ : bool
         Whether the best start (every start, for the averaging policies) met ``tol``.
     degenerate_ : bool
-        The final model ignores the cluster (spec section 4.8).
+        The final model ignores the cluster (every arc posterior ~0).
     start_scores_ : ndarray (n_init,)
     start_weights_ : ndarray (n_init,)
         Weight of every start in the final model (one-hot for "best").
@@ -347,7 +347,8 @@ class EMATANClustering(BaseBNMixture):
     Notes
     -----
     Option ``v`` of ``X_i`` has the posterior-mean CPT :math:`\tilde\theta^v_i` and the BD marginal likelihood
-    :math:`ML_i^v` of the expected counts; the MA step is (spec 5.4, [derived])
+    :math:`ML_i^v` of the expected counts; the MA step is (the thesis's eqs. 7.25-7.32 in closed form,
+    derived in ``docs/decisions/seed001-ema-popgen.md``)
 
     .. math::
 

@@ -1,5 +1,5 @@
 """Latent-class clustering faces: multi-start EM (:class:`LatentClassEM`) and expectation model averaging
-(:class:`EMAClustering`), seed 001 ch. 6-7 (``docs/decisions/seed001-ema-popgen.md`` sections 2, 4, 6, 12)."""
+(:class:`EMAClustering`), Santafé (2007), chapters 6-7 (``docs/decisions/seed001-ema-popgen.md``)."""
 
 from __future__ import annotations
 
@@ -285,10 +285,11 @@ class _LatentClassBase(BaseBNMixture):
 class LatentClassEM(_LatentClassBase):
     r"""Latent-class clustering by multi-start EM: a naive Bayes whose class is a hidden cluster variable.
 
-    The baseline of seed 001 section 6.2.1 (``docs/decisions/seed001-ema-popgen.md`` section 2): EM from ``n_init``
-    random starts (Dirichlet(1) parameters, decision 7), the start of highest observed-data log-likelihood kept
-    (Best Choice). The M step is the posterior mean with a Dirichlet ``alpha`` per cell (the thesis's "MAP",
-    decision 1; decision 3 recommends ``alpha=1`` for the baseline), maximum likelihood with ``alpha=0``. The E step
+    The baseline of Santafé (2007), section 6.2.1 (``docs/decisions/seed001-ema-popgen.md``, "Baseline A"): EM from
+    ``n_init`` random starts (Dirichlet(1) parameters), the start of highest observed-data log-likelihood kept
+    (Best Choice). The M step is the posterior mean with a Dirichlet ``alpha`` per cell (the thesis's "MAP"; the
+    note's "Consolidated ambiguities and recommendations" recommends ``alpha=1`` for the baseline), maximum
+    likelihood with ``alpha=0``. The E step
     runs in Cython on the distinct rows with their multiplicities; missing cells are summed out exactly in the E
     step and their expected counts added in the M step (missing at random).
 
@@ -303,10 +304,11 @@ class LatentClassEM(_LatentClassBase):
         Random starts; the best by log-likelihood is kept.
     tol : float, default 1e-6
         Stop when the observed-data log-likelihood changes by at most ``tol * |LL|`` between iterations (relative
-        change, decision 2).
+        change; the thesis gives no threshold, see ``docs/decisions/seed001-ema-popgen.md``).
     max_iter : int, default 1000
     init : "random", "dependency", labels (n_samples,) or responsibilities (n_samples, n_clusters), default "random"
-        "random": Dirichlet(1) parameters (decision 7). "dependency": start ``s`` first fits EM (5 random starts) on
+        "random": Dirichlet(1) parameters (the thesis's random start). "dependency": start ``s`` first fits EM (5 random
+        starts) on
         the ``s``-th most mutually dependent variable and its most dependent partners (pairwise Bayes factors) and
         continues on every variable from those posteriors; with many irrelevant variables a random start is
         dominated by them (issue 30, ``docs/decisions/issue30-relevance.md``). Given labels or responsibilities give
@@ -380,15 +382,17 @@ class LatentClassEM(_LatentClassBase):
 class EMAClustering(_LatentClassBase):
     r"""Clustering by Expectation Model Averaging (EMA): EM whose M step averages over all selective naive Bayes.
 
-    Seed 001 section 7.3.1 (``docs/decisions/seed001-ema-popgen.md`` sections 4 and 6). Each iteration is an E step
-    (expected counts of the current averaged naive Bayes) and the closed-form model-averaging step of spec 4.4:
+    Santafé (2007), sections 7.3.1 and 7.4 (``docs/decisions/seed001-ema-popgen.md``). Each iteration is an E step
+    (expected counts of the current averaged naive Bayes) and the closed-form model-averaging step (the note's
+    "Closed form", derived from the thesis's eqs. 7.10-7.22):
     every variable's CPD becomes the mixture :math:`w_i \tilde\theta(X_i | C) + (1 - w_i) \tilde\theta(X_i)` of its
     "depends on the cluster" and "independent" estimates, :math:`w_i` the posterior of the arc
     :math:`C \to X_i` from Bayesian-Dirichlet marginal likelihoods of the expected counts (``arc_posterior_``, the
     thesis's implicit feature selection: irrelevant variables get :math:`w_i \to 0` and stop shaping the clusters).
-    Iterations stop when no parameter moves by more than ``tol`` (L-infinity, decision 6). Multi-start with the
-    policies of section 6: Best Choice (the start of highest log-likelihood), Uniform Averaging and (likelihood)
-    Averaging of the parameters after Hungarian label alignment to the best start (decision 10).
+    Iterations stop when no parameter moves by more than ``tol`` (L-infinity). Multi-start with the
+    policies of the thesis's section 7.4: Best Choice (the start of highest log-likelihood), Uniform Averaging and
+    (likelihood) Averaging of the parameters after Hungarian label alignment to the best start (the label switching
+    the thesis leaves open, settled in the note's "Consolidated ambiguities and recommendations").
 
     Parameters
     ----------
@@ -397,20 +401,20 @@ class EMAClustering(_LatentClassBase):
         Dirichlet pseudo-count of every cell of both options and of the cluster (> 0).
     structure_prior : float in [0, 1], array (n_features,) or "auto", default 0.5
         Prior probability of each arc ``C -> X_i``; 0.5 is the thesis's uniform prior over the 2^n structures
-        (spec 13: ``structure_prior=0.5`` is :math:`p_S \equiv 1`); 1 forces every arc and gives EM. "auto": the
+        (``structure_prior=0.5`` is the thesis's :math:`p_S \equiv 1`); 1 forces every arc and gives EM. "auto": the
         arcs share an unknown inclusion probability :math:`\pi \sim` Beta(1, 1), estimated in every MA step by
         empirical Bayes (``inclusion_prior_``); with many irrelevant variables :math:`\pi` is small, which a fixed
         0.5 ignores (issue 30).
     tol : float, default 0.01
         Stop when no parameter (a conditional probability or a cluster weight) moves by more than ``tol`` in an
-        iteration (L-infinity; the thesis's rule and value, decision 6: EMA is not monotone in the log-likelihood,
+        iteration (L-infinity; the thesis's rule and value: EMA is not monotone in the log-likelihood,
         so its change is not the test).
     max_iter : int, default 1000
     n_init : int, default 10
     policy : {"best", "uniform", "averaging"}, default "best"
     combine : {"parameters", "joints"}, default "parameters"
         How "uniform" and "averaging" combine the aligned starts: average their parameters (one naive Bayes) or
-        keep the mixture of their joint distributions (decision 10; ``predict_proba`` is then the mixture's posterior
+        keep the mixture of their joint distributions (``predict_proba`` is then the mixture's posterior
         and ``model_`` has a second latent root, ``start_node_``, whose states are the starts).
     init, missing, random_state, n_jobs, show_progress, handle_unknown
         As in :class:`LatentClassEM`.
@@ -425,7 +429,8 @@ class EMAClustering(_LatentClassBase):
         The arcs' prior probability in the last MA step (``structure_prior``, or its empirical-Bayes value with
         "auto"; the mean over features when one per feature is given).
     degenerate_ : bool
-        The best start sits on the trivial fixed point (every arc posterior ~0, identical clusters; spec 4.8).
+        The best start sits on the trivial fixed point (every arc posterior ~0, identical clusters; see "Relationship to
+        the thesis' implicit feature selection" in ``docs/decisions/seed001-ema-popgen.md``).
     labels_, weights_, theta_, log_likelihood_, ll_trace_, n_iter_, converged_, start_scores_, model_
         As in :class:`LatentClassEM` (``ll_trace_`` may decrease: EMA does not maximise the likelihood).
 
@@ -527,7 +532,7 @@ class SelectiveLatentClassClustering(_LatentClassBase):
     r"""Latent-class clustering that selects the variables the clusters depend on (a selective naive Bayes).
 
     Each feature is either a child of the hidden cluster (``P(X_i | C)``) or independent of it (a root node with
-    ``P(X_i)``), the model class EMA averages over (seed 001 section 7.3.1). Here one structure is chosen with the
+    ``P(X_i)``), the model class EMA averages over (Santafé 2007, section 7.3.1). Here one structure is chosen with the
     clusters, by the penalised EM of VarSelLCM for categorical data (Marbac & Sedki 2017, BIC version): every M
     step keeps the arc ``C -> X_i`` when its gain in expected log-likelihood beats its BIC price
     :math:`\tfrac12 (K - 1)(r_i - 1) \log N`, so irrelevant features stop shaping the clusters instead of

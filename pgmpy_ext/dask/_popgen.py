@@ -20,6 +20,7 @@ from pgmpy_ext.dask._data import _compute, _tree, require_dask
 from pgmpy_ext.stats import (
     check_dosages,
     dosage_allele_totals,
+    dosage_band_products,
     dosage_counts_from_resp,
     dosage_estep,
     dosage_loo_log_posterior,
@@ -97,6 +98,10 @@ def _matmul_task(block, cols, ploidy, mean, scale, B):
 
 def _rmatmul_task(block, cols, ploidy, mean, scale, Y):
     return dosage_std_rmatmul(_chunk(block, cols, ploidy), mean, scale, Y)
+
+
+def _band_task(block, cols, ploidy, mean, scale, window):
+    return dosage_band_products(_chunk(block, cols, ploidy), mean, scale, window)
 
 
 def _loo_task(block, cols, ploidy, A1, A0, q):
@@ -198,6 +203,11 @@ class DaskDosages:
 
     def std_rmatmul(self, mean, scale, Y) -> np.ndarray:
         return _compute(_tree(self._row_map(_rmatmul_task, Y, mean, scale), _tasks.add_tables))
+
+    def band_products(self, mean, scale, window: int) -> np.ndarray:
+        """Products of every SNP with its ``window`` right-hand neighbours, summed over the chunks
+        (``pgmpy_ext.stats.dosage_band_products``; the linkage pruning's pass)."""
+        return _compute(_tree(self._map(_band_task, mean, scale, int(window)), _tasks.add_tables))
 
     def loo_log_posterior(self, A1, A0, q) -> np.ndarray:
         dask = require_dask()

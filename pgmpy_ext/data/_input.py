@@ -114,7 +114,7 @@ def refuse_dask(est, *arrays, method: str = "fit") -> None:
 
     Called at the entrance of every ``fit`` / ``predict*`` / ``transform`` that needs its rows in memory, before
     anything reads the data: converting a dask DataFrame with ``numpy.asarray`` would compute all of it, silently,
-    and lose its column names (design note ``docs/decisions/issue24-one-vocabulary.md``, D7)."""
+    and lose its column names (design note ``docs/decisions/issue24-one-vocabulary.md``, "One vocabulary")."""
     if not any(a is not None and _is_dask(a) for a in arrays):
         return
     name = type(est).__name__

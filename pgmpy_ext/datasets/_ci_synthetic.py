@@ -13,7 +13,8 @@ __all__ = ["make_ci_synthetic"]
 
 def make_ci_synthetic(n_attrs: int = 20, n_clusters: int = 4, n_nodes: int = 20, n_samples: int = 8000, *,
                       random_state=None, return_labels: bool = False):
-    """Sample a database from a random supernode naive Bayes with a hidden cluster (B.11.1).
+    """Sample a database from a random supernode naive Bayes with a hidden cluster (Peña et al. 1999, section 4;
+    ``docs/decisions/seed002-003-abn-pena.md``, "Synthetic databases").
 
     Start from ``n_attrs`` binary singletons and join two blocks drawn uniformly at random (without replacement)
     until ``n_nodes`` blocks remain (a joined block is the concatenation of the two). The cluster prior and every

@@ -47,7 +47,8 @@ CONTROL_CHART_CLASSES = ("normal", "cyclic", "increasing_trend", "decreasing_tre
 TIC_TAC_TOE_SQUARES = ("top-left-square", "top-middle-square", "top-right-square", "middle-left-square",
                        "middle-middle-square", "middle-right-square", "bottom-left-square", "bottom-middle-square",
                        "bottom-right-square")
-#: Attribute domains of the UCI nursery data, in the UCI order (seed 002/003 spec, B.11.2).
+#: Attribute domains of the UCI nursery data, in the UCI order (``docs/decisions/seed002-003-abn-pena.md``,
+#: "Real databases").
 NURSERY_DOMAINS = {
     "parents": ("usual", "pretentious", "great_pret"),
     "has_nurs": ("proper", "less_proper", "improper", "critical", "very_crit"),
@@ -86,7 +87,7 @@ def make_monks(problem: int = 1, *, noise: float = 0.0, return_X_y: bool = True,
     Six attributes ``a1 .. a6`` with 3, 3, 2, 3, 4 and 2 values, coded ``1 .. card`` as in the original files
     (``a1`` head shape, ``a2`` body shape, ``a3`` is smiling, ``a4`` holding, ``a5`` jacket colour, ``a6`` has
     tie). The original test sets are exactly these 432 rows; the training sets (124, 169 and 122 rows) are random
-    subsets that cannot be regenerated. Used by seed 001 section 6.2 (Monk1/Monk2) and the shared
+    subsets that cannot be regenerated. Used by Santafé (2007), Tables 5.1-5.2 (Monk1/Monk2), and the shared
     ``monk1/2/3.tsv.gz`` files (training set + test set concatenated).
 
     Parameters
@@ -128,8 +129,9 @@ def make_monks(problem: int = 1, *, noise: float = 0.0, return_X_y: bool = True,
     set), and every label in the files agrees with the rule except 6 rows of the MONK-3 training set: its 5%
     noise (checked in ``tests/datasets/test_generators.py``).
 
-    The "binarised" Monk1-bin/Monk2-bin sets of seed 001 (section 6.7: "17 binary?") are not defined by the spec
-    and are not generated here; one-hot encoding (e.g. ``pandas.get_dummies(X.astype(str))``) gives 17 binary
+    The "binarised" Monk1-bin/Monk2-bin sets of Santafé (2007) are not defined there (``17 binary?`` in
+    ``docs/decisions/seed001-tm-classifiers.md``, "Data-set catalogue") and are not generated here; one-hot
+    encoding (e.g. ``pandas.get_dummies(X.astype(str))``) gives 17 binary
     columns, but whether that is the MLC++ coding is unverified.
 
     References
@@ -178,7 +180,7 @@ def make_m_of_n(*, m: int = 3, n_features: int = 10, relevant=MOFN_RELEVANT, n_s
     ``Bit-1``, ``Bit-9`` are irrelevant. That choice was inferred from the shared
     ``../shared/datasets/uci/mofn_3_7_10.tsv.gz`` (PMLB): among all 7-subsets of the 10 bits and all thresholds,
     only ``{2, ..., 8}`` with threshold 3 reproduces its labels, and it does so on every one of its 1324 rows.
-    Used by seed 001 sections 6.2/6.3 (N = 1324 = 300 training rows + the 1024-row cube).
+    Used by Santafé (2007), Tables 5.1-5.4 (N = 1324 = 300 training rows + the 1024-row cube).
 
     Parameters
     ----------
@@ -244,11 +246,12 @@ def make_m_of_n(*, m: int = 3, n_features: int = 10, relevant=MOFN_RELEVANT, n_s
 # ---------------------------------------------------------------------------------------------------- control charts
 def make_control_charts(n_per_class: int = 250, n_timepoints: int = 60, *, return_X_y: bool = True,
                         shuffle: bool = False, random_state=None):
-    r"""Six-class control-chart patterns (Pham & Oztemel 1992), as reconstructed in seed 000 section 7.3.
+    r"""Six-class control-chart patterns (Pham & Oztemel 1992), as reconstructed in
+    ``docs/decisions/seed000-sbn-cem-nbm.md`` ("Control-chart generator") for Ruz's thesis.
 
     ``n_per_class`` series per class and ``n_timepoints`` time samples ``t = 0 .. n-1`` used as continuous
     attributes ``t0 .. t{n-1}``. The defaults give the thesis's 1500 x 60 data set (250 per class), used with
-    5-fold CV and Fayyad-Irani discretisation (seed 000 section 2.7, Table 3.3).
+    5-fold CV and Fayyad-Irani discretisation (Ruz's thesis, Table 3.3).
 
     Parameters
     ----------
@@ -362,8 +365,8 @@ def make_tic_tac_toe(*, return_X_y: bool = True, shuffle: bool = False, random_s
     Nine attributes, the squares top-left ... bottom-right (``TIC_TAC_TOE_SQUARES``), each ``"x"``, ``"o"`` or
     ``"b"`` (blank), as a pandas Categorical with categories ``["x", "o", "b"]``. A board is included when it can
     be reached by legal play with x moving first and the game is over there: a player has three in a row or the
-    board is full. There are exactly 958 such boards, 626 of which x wins (the UCI "positive" class; seed
-    002/003 spec, B.11.2).
+    board is full. There are exactly 958 such boards, 626 of which x wins (the UCI "positive" class; Peña et al. 1999,
+    section 4).
 
     Parameters
     ----------
@@ -406,10 +409,10 @@ def make_tic_tac_toe(*, return_X_y: bool = True, shuffle: bool = False, random_s
 def make_nursery_grid(*, shuffle: bool = False, random_state=None) -> pd.DataFrame:
     """The attribute grid of the UCI nursery data set (Olave, Rajkovic & Bohanec 1989): all 12,960 combinations.
 
-    The UCI data holds every combination of the eight attribute values exactly once (seed 002/003 spec, B.11.2),
+    The UCI data holds every combination of the eight attribute values exactly once (Peña et al. 1999, section 4),
     so the attributes are independent and uniform. The class comes from the hierarchical DEX decision model of
     the original paper, whose rule tables are not given in the spec; this function therefore returns **the
-    attributes only** (no class column, unlike the other generators). Seed 003 deletes the class anyway.
+    attributes only** (no class column, unlike the other generators). Peña et al. (1999) delete the class anyway.
 
     Parameters
     ----------

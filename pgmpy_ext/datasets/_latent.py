@@ -171,12 +171,12 @@ def _build(rng, cards, class_parent, parents, order, n_clusters) -> RandomLatent
 
 def make_random_selective_nb(n_samples: int = 100, n_features: int = 4, n_clusters: int = 2, *,
                              states=(2, 5), p_dependent: float = 0.5, min_dependent: int = 1, random_state=None):
-    r"""A random selective naive Bayes and a sample from it (seed 001, Table 7.1 and Figs 7.2/7.3 generator).
+    r"""A random selective naive Bayes and a sample from it (Santafé 2007, Table 7.1 and Figs 7.2/7.3 generator).
 
-    Spec ``docs/decisions/seed001-ema-popgen.md`` sections 8.1 and 8.3: every feature has
+    As reconstructed in ``docs/decisions/seed001-ema-popgen.md`` ("Chapter 7 experiments"): every feature has
     :math:`r_i \sim U\{2..5\}` states, depends on C with probability ``p_dependent`` (at least
-    ``min_dependent`` do), and every CPT column is uniform on the simplex (Dirichlet(1), AMBIG-13). This
-    replaces the thesis's modified BNGenerator, which is not available.
+    ``min_dependent`` do), and every CPT column is uniform on the simplex (Dirichlet(1), the reading of the thesis's
+    "random parameters"). This replaces the thesis's modified BNGenerator, which is not available.
 
     Parameters
     ----------
@@ -220,9 +220,10 @@ def make_random_selective_nb(n_samples: int = 100, n_features: int = 4, n_cluste
 
 def make_random_bn_classifier(n_samples: int = 100, n_features: int = 4, n_clusters: int = 2, *, max_parents: int = 2,
                               states=(2, 5), p_dependent: float = 0.5, min_dependent: int = 1, random_state=None):
-    r"""A random Bayesian-network classifier and a sample from it (seed 001, Table 7.2 generator).
+    r"""A random Bayesian-network classifier and a sample from it (Santafé 2007, Table 7.2 generator).
 
-    Spec section 8.3 and decision AMBIG-14: ``max_parents`` (the thesis's #Pa) bounds the **feature** parents of
+    As reconstructed in ``docs/decisions/seed001-ema-popgen.md`` ("Synthetic clustering, EMA vs EM"): ``max_parents``
+    (the thesis's #Pa) bounds the **feature** parents of
     every X_i; C does not count. The DAG is a random order plus random parents: the feature at position t of a
     uniformly random order draws its number of parents uniformly from ``0 .. min(max_parents, t)`` and then that
     many distinct predecessors uniformly (the thesis's BNGenerator samples DAGs uniformly by MCMC under degree
@@ -297,11 +298,12 @@ def pruefer_tree(n: int, random_state=None) -> list[tuple[int, int]]:
 
 def make_random_tan(n_samples: int = 100, n_features: int = 4, n_clusters: int = 2, *, states=(2, 3),
                     random_state=None):
-    r"""A random TAN model and a sample from it (seed 001, Tables 7.4-7.6 generator; decision AMBIG-17).
+    r"""A random TAN model and a sample from it (Santafé 2007, Tables 7.4-7.6 generator; the thesis gives no
+    details, see ``docs/decisions/seed001-ema-popgen.md``).
 
     The feature tree is a uniformly random labelled tree (a random Prüfer sequence), its edges are oriented away
     from a uniformly random root, C is a parent of every feature, and every CPT column is Dirichlet(1).
-    Feature cardinalities are drawn uniformly from ``states`` (the thesis's ``r_i <= 3``; spec section 8.5).
+    Feature cardinalities are drawn uniformly from ``states`` (the thesis's ``r_i <= 3``, section 7.6).
 
     Parameters
     ----------
@@ -349,9 +351,11 @@ def make_random_tan(n_samples: int = 100, n_features: int = 4, n_clusters: int =
 
 def make_model_detection(n_samples: int = 100, *, n_dependent: int = 4, n_independent: int = 4, p_low: float = 0.2,
                          p_high: float = 0.8, random_state=None):
-    r"""The model-detection selective naive Bayes of seed 001 section 7.5.2 (Figs 7.4/7.5; a reconstruction).
+    r"""The model-detection selective naive Bayes of Santafé (2007), section 7.5.2 (Figs 7.4/7.5; a
+    reconstruction).
 
-    The thesis's two hand-built models are lost in the extraction; spec section 8.2 reconstructs them: a binary
+    The thesis's two hand-built models are lost in the extraction; ``docs/decisions/seed001-ema-popgen.md``
+    ("Model detection") reconstructs them: a binary
     uniform C, ``n_dependent`` binary features with :math:`P(X_i = 1 | c^0) = ` ``p_low`` and
     :math:`P(X_i = 1 | c^1) = ` ``p_high``, then ``n_independent`` binary features with :math:`P(X_i = 1) = 0.5`
     and no arc from C. Columns ``X0 .. X{n_dependent-1}`` are the dependent ones.

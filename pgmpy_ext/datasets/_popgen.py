@@ -22,12 +22,13 @@ __all__ = ["make_balding_nichols", "make_toy_bitstrings", "simulate_demes", "sim
 
 def make_toy_bitstrings(*, n_per_population: int = 20, n_bits: int = 50, mutation_rate: float = 0.05,
                         return_informative: bool = False, random_state=None):
-    """The toy haploid bit-string populations of seed 001 section 8.3 (after O'Rourke, Chechik & Eskin 2005).
+    """The toy haploid bit-string populations of Santafé (2007), section 8.3 (after O'Rourke, Chechik &
+    Eskin 2005).
 
     Three ancestral ``n_bits``-bit strings: ``A`` is uniform random, ``B`` flips 2 positions of ``A``, ``C`` flips
     3 *other* positions of ``A`` (so the pairwise distances are 2, 3 and 5). Each population is its ancestor plus
     ``n_per_population - 1`` clones in which every bit flips independently with probability ``mutation_rate``
-    (spec 9.5(a); 60 individuals, 3 populations, haploid, 2 alleles per locus).
+    (the thesis's toy data: 60 individuals, 3 populations, haploid, 2 alleles per locus).
 
     Parameters
     ----------
@@ -81,7 +82,8 @@ def make_toy_bitstrings(*, n_per_population: int = 20, n_bits: int = 50, mutatio
 def make_balding_nichols(*, n_individuals=300, n_populations: int = 4, n_loci: int = 1000, fst: float = 0.05,
                          ploidy: int = 2, n_alleles=2, missing_rate: float = 0.0, missing_unit: str = "genotype",
                          min_ancestral_freq: float = 0.0, random_state=None):
-    r"""Genotypes from the Balding-Nichols (F-model) of population divergence (spec 9.5(c) stand-ins).
+    r"""Genotypes from the Balding-Nichols (F-model) of population divergence (stand-ins for the thesis's
+    SNP data, Santafé 2007, chapter 8).
 
     Per locus, an ancestral allele-frequency vector :math:`p` is drawn from Dirichlet(1) over its alleles
     (Beta(1, 1) for a SNP); each population's frequencies are

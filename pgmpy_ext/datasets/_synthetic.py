@@ -16,12 +16,13 @@ CORRAL_FEATURES = ("A0", "A1", "B0", "B1", "Irrelevant", "Correlated")
 
 
 def make_corral(*, return_X_y: bool = True, shuffle: bool = False, random_state=None):
-    r"""The balanced 128-row Corral data set (John, Kohavi & Pfleger 1994), as reconstructed in seed 000 section 7.2.
+    r"""The balanced 128-row Corral data set (John, Kohavi & Pfleger 1994), as reconstructed for Ruz's thesis.
 
     Six binary attributes ``A0, A1, B0, B1, Irrelevant, Correlated`` and a binary class
     ``(A0 and A1) or (B0 and B1)``. ``Irrelevant`` is independent of everything and ``Correlated`` equals the class
-    in exactly 75% of the rows. This is the reconstruction of ``docs/decisions/seed000-sbn-cem-nbm.md`` section
-    7.2 (the thesis's "P(5 | C) = 0.5 exactly"); the original MLC++/OpenML file may duplicate other examples.
+    in exactly 75% of the rows. This is the reconstruction of ``docs/decisions/seed000-sbn-cem-nbm.md``
+    ("Corral generator"; the thesis's "P(5 | C) = 0.5 exactly"); the original MLC++/OpenML file may duplicate other
+    examples.
 
     Parameters
     ----------
@@ -65,7 +66,7 @@ def make_corral(*, return_X_y: bool = True, shuffle: bool = False, random_state=
     .. [1] G. H. John, R. Kohavi and K. Pfleger, "Irrelevant features and the subset selection problem", Proc.
        ICML 1994, pp. 121-129.
     .. [2] G. A. Ruz, "Bayesian networks for classification, clustering and high-dimensional data visualisation",
-       PhD thesis, Cardiff University (seed 000), sections 3.4 and 4.5.
+       PhD thesis, Cardiff University (c. 2008), sections 3.4 and 4.5.
 
     Examples
     --------

@@ -1,5 +1,6 @@
 """Ensembles of Bayesian-network classifiers: tree-selected (BBN-DT) and knock-out (BBN-ITDT) networks, the
-biclustering-driven BENCH, and the weighted votes that combine members (seed 004).
+biclustering-driven BENCH, and the weighted votes that combine members (Pansombut, PhD thesis, North Carolina State
+University, c. 2011).
 
 The public API is ``__all__``; BENCH's dataset builders stay importable from here for the reproductions and tests.
 """

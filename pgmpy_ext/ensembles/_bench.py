@@ -30,7 +30,8 @@ logger = logging.getLogger(__name__)
 
 # ---------------------------------------------------------------------------------------------------- pieces
 def equal_width_cuts(A: np.ndarray, n_bins: int = 3, strategy: str = "equal_width") -> np.ndarray:
-    """Cut points ``(n_bins - 1, n_features)`` of the D-EW3 discretisation (spec section 1.3, decision 25).
+    """Cut points ``(n_bins - 1, n_features)`` of the D-EW3 discretisation (Pansombut's thesis,
+    sections 3.4.2 and 5.3; equal-width bins, see ``docs/decisions/seed004-bench-itdt.md``, "Discretisation").
 
     ``equal_width``: ``lo + k (hi - lo) / n_bins``; ``equal_frequency``: the ``k / n_bins`` quantiles. A value
     equal to a cut point goes to the lower bin (WEKA's ``Discretize``); bins are open-ended, and a constant
@@ -64,7 +65,8 @@ def apply_cuts(A: np.ndarray, cuts: np.ndarray) -> np.ndarray:
 
 def bicluster_labels(rows: np.ndarray, y_pos: np.ndarray, *, alpha: float = 0.05,
                      negative_rule: str = "complement") -> tuple[np.ndarray, np.ndarray]:
-    """Hypergeometric homogeneity label of each bicluster (spec section 6.3).
+    """Hypergeometric homogeneity label of each bicluster (Pansombut's thesis, chapter 4;
+    ``docs/decisions/seed004-bench-itdt.md``, "Step 2 — homogeneity by hypergeometric test").
 
     Parameters
     ----------
@@ -196,13 +198,13 @@ def default_fallback(n_bins: int = 3):
 class BENCHClassifier(ClassifierMixin, BaseEstimator):
     r"""BENCH: an ensemble of Bayesian-network classifiers, one per bicluster-derived dataset, with a weighted vote.
 
-    Pansombut's thesis chapter 4 (``docs/decisions/seed004-bench-itdt.md`` section 6). Fitted directly on the
-    continuous expression matrix of a training fold: the matrix is imputed (``imputer``), biclustered (SAMBA by
+    Pansombut's thesis chapter 4 (``docs/decisions/seed004-bench-itdt.md``, "Algorithm 3 — BENCH"). Fitted directly on
+    the continuous expression matrix of a training fold: the matrix is imputed (``imputer``), biclustered (SAMBA by
     default) on the continuous values, and each bicluster is labelled homogeneous positive, homogeneous negative
     or mixed by a hypergeometric test on its samples' classes (section 6.3). Every ("+", "-") pair sharing genes
     gives a Feature-Inclusion (FI) dataset (rows: union, genes: intersection), every overlapping pair of mixed
     biclusters a Feature-Exclusion (FE) dataset (rows: union, genes: all others). One member classifier is trained
-    per dataset on the equal-width discretisation of the training fold (decision 25, bins fitted on the training
+    per dataset on the equal-width discretisation of the training fold (bins fitted on the training
     rows and kept for prediction), and members vote with one of the section 5 weightings.
 
     Parameters
@@ -226,18 +228,18 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
     n_bins : int, default 3
         Bins per gene.
     binning : {"equal_width", "equal_frequency"}, default "equal_width"
-        Decision 25.
+        Equal-width bins (the thesis's section 5.3) or equal-frequency ones (the thesis says "equal-sized").
     min_shared_features : int or float, default 0
         FI rule: an int ``a`` needs more than ``a`` shared genes; a float in (0, 1) a Jaccard overlap above it
-        (decision 9).
+        (the thesis does not report its threshold).
     significance : float in (0, 0.5], default 0.05
         Significance level of the homogeneity test that labels a bicluster "+" or "-" (the thesis's alpha).
     negative_rule : {"complement", "lower_tail"}, default "complement"
-        Decision 11 (the thesis's "h > 0.95" or a proper lower-tail test).
+        The thesis's "h > 0.95" or a proper lower-tail test.
     pos_label : label, optional
         The "+" class; default the minority class (the last in ``classes_`` on a tie).
     include_fi, include_fe : bool, default True
-        Which datasets to build (decision 15).
+        Which datasets to build (the thesis's FI-only variant is the fast one).
     fe_max_features : int, optional
         Keep at most this many genes (a random sample) in an FE dataset.
     n_members : int, optional
@@ -246,12 +248,14 @@ class BENCHClassifier(ClassifierMixin, BaseEstimator):
         Section 5 (:func:`pgmpy_ext.ensembles.weighted_vote`): equal weights; ``1 - e_i``; the member's posterior
         of the class it votes for; the sum of posteriors; or a callable ``(probas, train_errors) -> weights``.
     error_scope : {"own", "fold"}, default "own"
-        Rows of a member's training error (decision 13).
+        Rows of a member's training error: its own rows or the whole training fold (the thesis does not say).
     max_train_error : float in [0, 1], optional
-        Drop members whose training error exceeds it (the thesis's ``te``; decision 14: off).
+        Drop members whose training error exceeds it (the thesis's ``te``; off, as the thesis does not say BENCH applies
+        it).
     guard : bool, default True
         Guard against biclusters that carry no class signal (``docs/decisions/issue29-microarray-ensembles.md``,
-        D2; not in the thesis): after the members are
+        "BENCH: a guard against biclusters without class
+        signal"; not in the thesis): after the members are
         fitted, the ensemble's out-of-member error on the training rows (each row voted on only by the members
         that did not train on it) is compared with the stratified 5-fold cross-validated error of ``fallback`` on
         all training rows and genes (the imputed continuous matrix); when the ensemble's is higher, ``fallback``

@@ -154,7 +154,8 @@ class _TreeBNBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
 class BBNDTClassifier(_TreeBNBase):
     """BBN-DT (Algorithm 1): a pruned C4.5 tree picks the features, a Bayesian network is learned on them only.
 
-    Seed 004 chapter 2 (``docs/decisions/seed004-bench-itdt.md`` section 3): fit the tree on all features, keep
+    Pansombut's thesis, chapter 2 (``docs/decisions/seed004-bench-itdt.md``, "Algorithm 1 — BBN-DT"): fit the tree on
+    all features, keep
     ``X'``, the features tested at its internal nodes, and run the structure learner on ``X'`` and the class. The
     selection happens inside ``fit``, so in cross-validation it sees the training fold only (the thesis selected
     once on all the data; section 3, protocol note).
@@ -247,7 +248,8 @@ class BBNDTClassifier(_TreeBNBase):
 class ITDTEnsembleClassifier(_TreeBNBase):
     """BBN-ITDT (Algorithm 2): ensembles of Bayesian networks on disjoint tree-selected feature sets.
 
-    Seed 004 chapter 3 (``docs/decisions/seed004-bench-itdt.md`` sections 4-5): repeat BBN-DT ``n_rounds`` times,
+    Pansombut's thesis, chapter 3 (``docs/decisions/seed004-bench-itdt.md``, "Algorithm 2 — BBN-ITDT"): repeat BBN-DT
+    ``n_rounds`` times,
     each time knocking out the features the previous trees used, giving disjoint sets ``F_1 .. F_K``. The FN
     ensemble has one network per ``F_i``, the FC ensemble one per ``F_1 u ... u F_i``; members whose training
     (resubstitution) error exceeds ``max_train_error`` are dropped; the rest vote with the chosen weighting.
@@ -257,15 +259,15 @@ class ITDTEnsembleClassifier(_TreeBNBase):
     n_rounds : int, default 15
         ``K``: at most this many knock-out rounds (thesis: 15).
     max_train_error : float or None, default 0.40
-        ``te``: keep members with training error <= this (decision 3); None keeps all.
+        ``te``: keep members with training error <= this (Algorithm 2's "at most 40%"); None keeps all.
     ensemble : {"FN", "FC", "FN+FC"}, default "FN"
         Which members vote.
     weighting : {"majority", "training_error", "confidence", "soft"} or callable, default "confidence"
         Vote weights (section 5; the thesis reports confidence weighting).
     faithful_stop : bool, default False
         The thesis's loop condition ``|X| > |X'|``: stop, without adding it, when a tree uses every remaining
-        feature (decision 1). The default stops when a tree selects nothing or no feature is left, and keeps the
-        last network.
+        feature (it then drops the last tree's network). The default stops when a tree selects nothing or no feature is
+        left, and keeps the last network.
     tree, bbn, n_jobs, handle_unknown, missing
         As in :class:`BBNDTClassifier` (``missing`` applies at predict; fit needs complete rows).
     show_progress : bool, default False

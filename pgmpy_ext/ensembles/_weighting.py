@@ -53,7 +53,7 @@ def weighted_vote(probas: np.ndarray, train_errors: np.ndarray, scheme="confiden
 
     Each member votes for its most probable class (ties: the first class) with its weight; ``"soft"`` adds the
     posteriors instead. A tie between classes goes to the larger summed posterior, then to ``fallback_class``
-    (the training majority class), then to the first class (decision 8).
+    (the training majority class), then to the first class (the thesis leaves ties open).
 
     Examples
     --------

@@ -2,7 +2,7 @@
 
 Spec: ``docs/decisions/seed001-tm-classifiers.md`` section 3 (decision rules, accuracy estimation, statistical
 tests, harness) and ``docs/decisions/seed000-sbn-cem-nbm.md`` sections 2.3 and 6.1-6.3 (SBN monitor, accuracy,
-clustering accuracy by voting and by one-to-one matching, D15). The command-line face is ``pgmpy-ext evaluate``.
+clustering accuracy by voting and by one-to-one matching). The command-line face is ``pgmpy-ext evaluate``.
 """
 
 from pgmpy_ext.evaluation._cv import (

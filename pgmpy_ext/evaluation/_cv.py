@@ -93,7 +93,8 @@ def _n_rows(X) -> int:
 
 def make_splits(X, y=None, *, cv="kfold", n_splits: int = 10, n_repeats: int | None = None,
                 test_size: float = 1 / 3, random_state=None, groups=None) -> list[Split]:
-    """The train/test splits of a protocol, drawn once from the seed (seed 001 section 3.2).
+    """The train/test splits of a protocol, drawn once from the seed (the accuracy estimation methods of
+    Santafé 2007, chapter 3).
 
     Parameters
     ----------
@@ -102,7 +103,8 @@ def make_splits(X, y=None, *, cv="kfold", n_splits: int = 10, n_repeats: int | N
         Needed by the stratified protocols.
     cv : str, scikit-learn splitter or iterable of (train, test), default "kfold"
         * ``"kfold"``: ``k``-fold CV on a random permutation (``KFold(n_splits, shuffle=True)``), repeated
-          ``n_repeats`` times with fresh permutations (default once; decision 8: plain, one run, seeded);
+          ``n_repeats`` times with fresh permutations (default once: plain, one run, seeded; the thesis states no
+          stratification or repeats);
         * ``"stratified"``: the same with stratified folds (``StratifiedKFold``);
         * ``"repeated"``: repeated stratified ``k``-fold (Kohavi 1995), ``n_repeats`` defaults to 10;
         * ``"loo"``: leave-one-out, ``N`` folds of one row;
@@ -358,7 +360,8 @@ def cross_validate_learners(learners: Mapping, X, y, *, cv="kfold", n_splits: in
     The folds are drawn once (:func:`make_splits`) and every learner is trained and tested on exactly the same
     rows, so paired tests (:func:`pairwise_tests`) are valid. Each (learner, fold) task fits a fresh
     ``sklearn.base.clone`` of the learner on the training rows only: a ``Pipeline`` refits its discretiser on every
-    training fold, so nothing leaks from the test rows (decision 7's default).
+    training fold, so nothing leaks from the test rows (the thesis does not state the discretisation scope; per training
+    fold is the default chosen in ``docs/decisions/seed001-tm-classifiers.md``).
 
     Parameters
     ----------
@@ -372,8 +375,8 @@ def cross_validate_learners(learners: Mapping, X, y, *, cv="kfold", n_splits: in
         The protocol; see :func:`make_splits`. Default: plain 10-fold, one run.
     fixed_structure : bool, default False
         Learn each pgmpy-ext classifier's structure once on all the data and reuse it in every fold, refitting
-        only the parameters (the thesis's LOO dichotomic experiment, spec section 3.4 and §6.2). The structure
-        then depends on the test rows too, by design. Learners that are not pgmpy-ext Bayesian-network
+        only the parameters (the thesis's leave-one-out experiment on binary variables, Santafé 2007, Tables 5.1-5.2).
+        The structure then depends on the test rows too, by design. Learners that are not pgmpy-ext Bayesian-network
         classifiers with a single network structure (or Pipelines ending in one) are cross-validated as usual,
         with a warning naming them (a multinet's structure holds class counts, so it is not reused).
     n_jobs : int, optional
@@ -490,7 +493,7 @@ def cross_validate_learners(learners: Mapping, X, y, *, cv="kfold", n_splits: in
 def summarize(results: pd.DataFrame, *, decimals: int = 2) -> pd.DataFrame:
     """Per learner: mean accuracy ± population std over folds (ddof = 0), or for LOO accuracy ± standard error.
 
-    Follows the reporting conventions of seed 001 section 3.2 (decision 10): the mean of the fold accuracies (not
+    Follows the reporting conventions of Santafé (2007), chapter 3: the mean of the fold accuracies (not
     pooled) and their population standard deviation, both in percentage points (Table 5.3). A learner whose
     folds all have one test row (leave-one-out) is reported as the accuracy with its standard error
     ``100 sqrt(p (1 - p) / N)``, as the spec recommends for LOO. With repeats, the mean and std run over all

@@ -18,7 +18,8 @@ _TIES = """
     measure is averaged over them. The average is computed exactly: a point in the tie group that straddles the
     k-neighbourhood boundary of the map counts with probability ``(k - #closer) / |group|``, and its error is
     ``E[(r - k)^+]`` with its input-space rank r uniform over its own tie group. Without ties this is exactly
-    scikit-learn's ``sklearn.manifold.trustworthiness``. (Spec section 6.4 sketches ``P(j outside) * (mid-rank - k)``
+    scikit-learn's ``sklearn.manifold.trustworthiness``. (``docs/decisions/seed000-sbn-cem-nbm.md``, "Trustworthiness
+    and continuity", sketches ``P(j outside) * (mid-rank - k)``
     for an input-space tie group that straddles k; that product is not the average over orders, ``E[(r - k)^+]``
     is, and a test checks it against a brute-force average over every compatible order.)
 """

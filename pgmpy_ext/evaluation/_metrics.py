@@ -1,8 +1,8 @@
 """Evaluation metrics: accuracy, conditional and joint log-likelihood, clustering accuracy.
 
-Classification measures follow seed 001 section 3.1 (``CLL = sum_d log p(c_d | x_d)``, ``LL = sum_d log p(c_d, x_d)``,
-``LL = CLL + sum_d log p(x_d)``) and seed 000 section 6.1. Clustering accuracy follows seed 000 section 6.2 and
-decision D15: the many-to-one majority vote (default) and the one-to-one (Hungarian) matching.
+Classification measures follow Santafé (2007), chapter 3 (``CLL = sum_d log p(c_d | x_d)``,
+``LL = sum_d log p(c_d, x_d)``, ``LL = CLL + sum_d log p(x_d)``) and Ruz's thesis. Clustering accuracy follows Ruz's
+thesis, chapter 4 ("by voting"): the many-to-one majority vote (default) and the one-to-one (Hungarian) matching.
 All logs are natural. Accuracies are fractions in [0, 1]; :func:`pgmpy_ext.evaluation.summarize` reports them in
 percentage points, as the theses do.
 """
@@ -80,7 +80,7 @@ def _class_positions(y_true: np.ndarray, classes) -> np.ndarray:
 
 
 def accuracy(y_true, y_pred) -> float:
-    """Fraction of rows whose predicted class equals the true class (seed 000 section 6.1).
+    """Fraction of rows whose predicted class equals the true class (Ruz's thesis, chapter 3).
 
     Parameters
     ----------
@@ -105,7 +105,7 @@ def accuracy(y_true, y_pred) -> float:
 
 def conditional_log_likelihood_score(y_true, proba, classes, *, floor: float = PROBA_FLOOR, reduce: str = "sum",
                                      log: bool = False):
-    r"""Conditional log-likelihood of the true classes, ``sum_d log p(c_d | x_d)`` (seed 001 Eq. 3.8).
+    r"""Conditional log-likelihood of the true classes, ``sum_d log p(c_d | x_d)`` (Santafé 2007, Eq. 3.8).
 
     Parameters
     ----------
@@ -162,7 +162,7 @@ def conditional_log_likelihood_score(y_true, proba, classes, *, floor: float = P
 
 
 def log_likelihood_score(y_true, joint_log_proba, classes, *, floor: float = PROBA_FLOOR, reduce: str = "sum"):
-    r"""Joint log-likelihood of the data, ``sum_d log p(c_d, x_d)`` (seed 001 Eq. 3.7).
+    r"""Joint log-likelihood of the data, ``sum_d log p(c_d, x_d)`` (Santafé 2007, Eq. 3.7).
 
     Parameters
     ----------
@@ -181,7 +181,7 @@ def log_likelihood_score(y_true, joint_log_proba, classes, *, floor: float = PRO
 
     Notes
     -----
-    ``LL = CLL + sum_d log p(x_d)`` (seed 001 Eq. 5.1), with ``log p(x_d) = logsumexp_k joint_log_proba[d, k]``.
+    ``LL = CLL + sum_d log p(x_d)`` (Santafé 2007, Eq. 5.1), with ``log p(x_d) = logsumexp_k joint_log_proba[d, k]``.
 
     Examples
     --------
@@ -343,7 +343,8 @@ def cluster_class_mapping(y_true, labels_pred, *, mapping: str = "vote") -> dict
 
 
 def clustering_accuracy(y_true, labels_pred, *, mapping: str = "vote") -> float:
-    r"""Clustering accuracy: the fraction of rows whose cluster is labelled with their true class (seed 000 §6.2).
+    r"""Clustering accuracy: the fraction of rows whose cluster is labelled with their true class (Ruz's thesis,
+    chapter 4).
 
     Parameters
     ----------
@@ -351,7 +352,7 @@ def clustering_accuracy(y_true, labels_pred, *, mapping: str = "vote") -> float:
     labels_pred : array-like of shape (n_samples,)
     mapping : {"vote", "one-to-one"}, default "vote"
         See :func:`cluster_class_mapping`. ``"vote"`` is the thesis's "by voting" accuracy (several clusters may
-        share a class); ``"one-to-one"`` is Weka's classes-to-clusters evaluation (decision D15).
+        share a class); ``"one-to-one"`` is Weka's classes-to-clusters evaluation.
 
     Returns
     -------

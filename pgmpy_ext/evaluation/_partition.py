@@ -22,7 +22,7 @@ __all__ = ["WinDrawLoss", "comembership_hamming", "comembership_hamming_naive", 
 def comembership_hamming(labels_a, labels_b, *, matrix: str = "full") -> int:
     r"""Hamming distance between the co-membership (cluster) matrices of two partitions, in O(N + r_a r_b).
 
-    Seed 001 section 7.5.3.1: :math:`a_{dd'} = 1` iff rows d and d' share a cluster; the score is the number of
+    Santafé (2007), section 7.5.3.1: :math:`a_{dd'} = 1` iff rows d and d' share a cluster; the score is the number of
     entries where the two matrices differ. It is invariant to relabelling either partition.
 
     Parameters
@@ -73,10 +73,11 @@ def comembership_hamming_naive(labels_a, labels_b) -> int:
 
 
 def matched_accuracy(y_true, labels_pred) -> float:
-    """Fraction of rows correctly assigned under the best cluster-to-class bijection (seed 001 section 7.2).
+    """Fraction of rows correctly assigned under the best cluster-to-class bijection (the accuracy of Santafé 2007,
+    Tables 7.3-7.6).
 
     This is :func:`pgmpy_ext.evaluation.clustering_accuracy` with ``mapping="one-to-one"`` (Hungarian matching on
-    the contingency table, decision D15 of seed 000), under the name of the chapter-7 spec.
+    the contingency table), under the name the thesis's chapter 7 uses.
 
     Examples
     --------
@@ -108,7 +109,7 @@ def win_draw_loss(scores_a, scores_b, *, lower_is_better: bool = False, alpha_bo
                   alpha_strong: float = 0.01) -> WinDrawLoss:
     r"""Wins/draws/losses of method A over method B on paired scores, with the Wilcoxon marks of Tables 7.1-7.6.
 
-    Seed 001 section 7.5.3.1 and spec section 7.3: the signed-rank test with zero differences split between the
+    Santafé (2007), section 7.5.3.1: the signed-rank test with zero differences split between the
     signs (``zero_method="zsplit"``), two-sided, normal approximation (:func:`wilcoxon_signed_rank` with
     ``method="asymptotic"``); bold at p < 0.10 and a second mark at p < 0.01.
 
@@ -141,7 +142,7 @@ def win_draw_loss(scores_a, scores_b, *, lower_is_better: bool = False, alpha_bo
 
 
 def independence_measure(class_prior, cpts) -> np.ndarray:
-    r"""The independence measure :math:`I_P(X_i)` of seed 001 Eq. (7.34), in nats, for a naive Bayes.
+    r"""The independence measure :math:`I_P(X_i)` of Santafé (2007), Eq. (7.34), in nats, for a naive Bayes.
 
     .. math:: I_P(X_i) = \frac{1}{r_C} \sum_j D_{KL}\big(p(X_i) \,\|\, p(X_i | c^j)\big), \qquad
               p(X_i = k) = \sum_j \theta_{C-j} \theta_{ijk}.
@@ -178,7 +179,8 @@ def independence_measure(class_prior, cpts) -> np.ndarray:
 
 def enumerate_nb_log_joint(class_prior, cpts) -> np.ndarray:
     """``log p(x, c)`` of a naive Bayes on every configuration ``x`` (``itertools.product`` order, first variable
-    slowest): shape ``(prod r_i, r_C)``. Intended for n <= 12 binary variables (spec section 7.5).
+    slowest): shape ``(prod r_i, r_C)``. Intended for n <= 12 binary variables (the brute-force reference of Santafé
+    2007, section 7.5.1).
 
     Examples
     --------

@@ -297,7 +297,8 @@ def _first_column(frame: pd.DataFrame, names: Sequence[str]):
 
 
 def plot_sbn_monitor(trace, *, ax=None, title: str | None = None, edge_labels: bool | None = None):
-    r"""The SBN Bayesian complexity monitor along the Kruskal edge sequence (seed 000 section 2.3, thesis Fig. 3.7).
+    r"""The SBN Bayesian complexity monitor along the Kruskal edge sequence (Ruz's thesis, eqs. 3.6-3.7 and
+    Fig. 3.7).
 
     Bars show the per-edge value ``k_e = 2 m - N Î_2(e)`` (an edge lowers the posterior of the structure when
     ``k_e > 0``) and the line the cumulative ``K_e = sum_{i<=e} k_i`` relative to naive Bayes, both in bits,

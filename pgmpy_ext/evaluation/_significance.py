@@ -1,14 +1,14 @@
-r"""Statistical comparison of learners (seed 001 section 3.3), built on scipy.
+r"""Statistical comparison of learners (Santafé 2007, chapter 3), built on scipy.
 
 Two learners on one data set, from their per-fold scores ``a_i, b_i`` (``i = 1..k``, the same folds for both when
 the test is paired):
 
-* :func:`paired_t_test` (thesis Eq. 3.9 with the erratum of decision 17 fixed: ``p̄ = (1/k) Σ p_i``), k−1 d.f.;
+* :func:`paired_t_test` (thesis Eq. 3.9 with its missing 1/k restored: ``p̄ = (1/k) Σ p_i``), k−1 d.f.;
 * :func:`unpaired_t_test` (Eq. 3.10), ``2(k−1)`` d.f. (the thesis gives none; spec recommendation);
 * :func:`wilcoxon_signed_rank` (Eqs. 3.11–3.13) with zeros split between the signs (``zero_method="zsplit"``);
-* :func:`mann_whitney_u` (Eq. 3.14), two-sided (decision 9), the test of the thesis's Tables 5.2 and 5.3.
+* :func:`mann_whitney_u` (Eq. 3.14), two-sided (the thesis does not say), the test of the thesis's Tables 5.2 and 5.3.
 
-Several learners over several data sets (Demšar 2006; an extra outside the thesis, spec section 3.3 item 6):
+Several learners over several data sets (Demšar 2006; an extra outside the thesis):
 :func:`friedman_test` (Friedman χ², Iman–Davenport F, average ranks) and :func:`nemenyi_critical_difference`.
 :func:`pairwise_tests` runs the two-learner tests on every pair of a :func:`cross_validate_learners` result.
 Every test is two-sided and returns a small frozen dataclass naming what was computed.
@@ -31,8 +31,8 @@ __all__ = ["NEMENYI_Q", "RANK_DECIMALS", "FriedmanResult", "MannWhitneyResult", 
            "friedman_test", "mann_whitney_u", "nemenyi_critical_difference", "nemenyi_q", "paired_t_test",
            "pairwise_tests", "unpaired_t_test", "wilcoxon_signed_rank"]
 
-#: Critical values q_alpha of the two-tailed Nemenyi test for k = 2..10 learners (Demšar 2006, Table 5a; spec
-#: seed 001 section 3.3): the studentized range statistic for infinite d.f. divided by sqrt(2).
+#: Critical values q_alpha of the two-tailed Nemenyi test for k = 2..10 learners (Demšar 2006, Table 5a):
+#: the studentized range statistic for infinite d.f. divided by sqrt(2).
 NEMENYI_Q = {
     0.05: (1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164),
     0.10: (1.645, 2.052, 2.291, 2.459, 2.589, 2.693, 2.780, 2.855, 2.920),
@@ -223,7 +223,7 @@ def _t_two_sided(t: float, df: int) -> float:
 
 # ---------------------------------------------------------------------------------------------- t tests
 def paired_t_test(a, b) -> TTestResult:
-    r"""k-fold cross-validated paired t-test (seed 001 Eq. 3.9, with the 1/k of the erratum).
+    r"""k-fold cross-validated paired t-test (Santafé 2007, Eq. 3.9, with the missing 1/k restored).
 
     Parameters
     ----------
@@ -261,7 +261,7 @@ def paired_t_test(a, b) -> TTestResult:
 
 
 def unpaired_t_test(a, b) -> TTestResult:
-    r"""Unpaired two-sample t-test on fold scores (seed 001 Eq. 3.10), ``2(k-1)`` degrees of freedom.
+    r"""Unpaired two-sample t-test on fold scores (Santafé 2007, Eq. 3.10), ``2(k-1)`` degrees of freedom.
 
     Parameters
     ----------
@@ -321,7 +321,8 @@ def _sign_flip_pvalue(ranks: np.ndarray, nonzero: np.ndarray, w_plus: float) -> 
 
 
 def wilcoxon_signed_rank(a, b, *, method: str = "auto", correction: bool = False) -> WilcoxonResult:
-    r"""Wilcoxon signed-rank test on paired fold scores with zeros split between the signs (seed 001 Eqs. 3.11–3.13).
+    r"""Wilcoxon signed-rank test on paired fold scores with zeros split between the signs (Santafé 2007,
+    Eqs. 3.11–3.13).
 
     Parameters
     ----------
@@ -390,7 +391,8 @@ def wilcoxon_signed_rank(a, b, *, method: str = "auto", correction: bool = False
 
 # ---------------------------------------------------------------------------------------------- Mann-Whitney
 def mann_whitney_u(a, b, *, method: str = "auto", use_continuity: bool = True) -> MannWhitneyResult:
-    r"""Two-sided Mann–Whitney U test on two sets of fold scores (seed 001 Eq. 3.14; decision 9).
+    r"""Two-sided Mann–Whitney U test on two sets of fold scores (Santafé 2007, Eq. 3.14; two-sided, as the thesis
+    does not say).
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
 """Topographic maps with a density model behind them: the naive Bayes map (NBM / NBSOM) of Ruz's thesis,
-chapter 5 (spec ``docs/decisions/seed000-sbn-cem-nbm.md`` sections 5 and 8.5, decisions D18-D23), and its pictures.
+chapter 5 (design record ``docs/decisions/seed000-sbn-cem-nbm.md``, "NBM — naive Bayes mapping"), and its pictures.
 
 The public API is ``__all__``; the engine (``fit_nbm``, ``NBMResult``, the schedules) stays importable from here for
 the reproductions, benchmarks and tests.

@@ -1,6 +1,7 @@
 """Naive Bayes maps (NBM, the NBSOM of Ruz & Pham 2012): a topographic map with a density model behind it.
 
-Spec: ``docs/decisions/seed000-sbn-cem-nbm.md`` sections 5.2-5.6 and decisions D18-D23. The engine
+Ruz's thesis, chapter 5; design record ``docs/decisions/seed000-sbn-cem-nbm.md`` ("NBM — naive Bayes mapping"
+and the NBM entries of "Ambiguities, errors and gaps → decisions"). The engine
 :func:`fit_nbm` runs one map from one generator; :class:`NaiveBayesMap` is the scikit-learn face (restarts,
 projections, posteriors, scores). The online steps run in the Cython kernel behind
 :class:`pgmpy_ext.stats.NBMState`.
@@ -83,7 +84,7 @@ def principal_plane(X: np.ndarray, grid) -> tuple[np.ndarray, np.ndarray]:
 
 
 def sigma_schedule(sigma0: float, t, t_max: float) -> np.ndarray:
-    """Neighbourhood range of eq. 5.19 (reconstructed, D20): ``sigma0 * exp(-2 * sigma0 * t / t_max)``.
+    """Neighbourhood range of Ruz's eq. 5.19 (reconstructed): ``sigma0 * exp(-2 * sigma0 * t / t_max)``.
 
     Examples
     --------
@@ -94,7 +95,7 @@ def sigma_schedule(sigma0: float, t, t_max: float) -> np.ndarray:
 
 
 def learning_rate_schedule(learning_rate, e, e_max: float) -> np.ndarray:
-    """Learning rate of the variance update (the thesis's alpha(e), eq. 5.22, reconstructed, D21):
+    """Learning rate of the variance update (the thesis's alpha(e), eq. 5.22, reconstructed):
     ``a0 * (a1 / a0) ** (e / e_max)`` for ``learning_rate = (a0, a1)``; ones when ``learning_rate`` is None (the
     unit-square demo).
 
@@ -130,13 +131,13 @@ def _log_likelihood(state: NBMState, X: np.ndarray) -> float:
 def fit_nbm(X: np.ndarray, rng: np.random.Generator, *, grid=(10, 10), n_epochs: int = 50, sigma0=None,
             learning_rate=(0.1, 0.05), var_floor: float = 1e-6, init: str = "uniform", variance_update: str = "thesis",
             snapshot_epochs=()) -> NBMResult:
-    """Train one naive Bayes map by the online rule of spec section 5.4 (pseudo-code 5.6).
+    """Train one naive Bayes map by the online rule of Ruz's thesis, eqs. 5.12-5.17.
 
     Random draws, in this order, all from ``rng``: the initial means (``init="uniform"``: ``U(0, 1)^(K x n)``;
     ``"data"``: K rows of X drawn without replacement, with replacement when K > N), the initial variances
-    ``U(0, 1)^(K x n) + var_floor`` (D22), then (``init="pca"`` draws neither: means on the principal plane,
+    ``U(0, 1)^(K x n) + var_floor``, then (``init="pca"`` draws neither: means on the principal plane,
     :func:`principal_plane`, variances the data's per-feature variances, floored), then one permutation of the
-    rows per epoch (D23). Epoch e (0-based) uses
+    rows per epoch. Epoch e (0-based) uses
     ``sigma = sigma_schedule(sigma0, e, n_epochs)`` and the variance update's learning rate
     ``learning_rate_schedule(learning_rate, e, n_epochs)``; the j counter runs over all epochs, ``j = e * N +
     position`` (starting at 0).
@@ -302,32 +303,32 @@ class NaiveBayesMap(ClusterMixin, TransformerMixin, BaseEstimator):
     K = L1 x L2 neurons on a grid, each a diagonal-Gaussian naive Bayes component with its own means and
     variances and a fixed prior 1/K (thesis chapter 5; Ruz & Pham 2012). Training is online: each sample picks the
     winner by posterior and moves every neuron by the Robbins-Monro step of Titterington's online EM with the
-    responsibility replaced by a Gaussian neighbourhood on the grid (spec ``docs/decisions/seed000-sbn-cem-nbm.md``
-    sections 5.4-5.6; the schedules of 5.5). ``n_init`` maps are trained from spawned generators and the one with
-    the highest final log-likelihood is kept.
+    responsibility replaced by a Gaussian neighbourhood on the grid (Ruz's thesis, eqs. 5.12-5.17 and its schedules;
+    ``docs/decisions/seed000-sbn-cem-nbm.md``, "NBM learning rule"). ``n_init`` maps are trained from spawned generators
+    and the one with the highest final log-likelihood is kept.
 
     Parameters
     ----------
     grid : (int, int), default (10, 10)
         Rows and columns of the output grid, each >= 2.
     n_epochs : int, default 50
-        Passes over the data (one random permutation each, D23).
+        Passes over the data (one random permutation each).
     sigma0 : float, optional
-        Initial neighbourhood range; default ``max(grid) / 2`` (D20).
+        Initial neighbourhood range; default ``max(grid) / 2``.
     learning_rate : (float, float) or None, default (0.1, 0.05)
         ``(a0, a1)``: the learning rate of the variance update decays from ``a0`` to ``a1`` over the epochs (the
-        thesis's factor alpha(e), eq. 5.22, D21; see :func:`learning_rate_schedule`); None: no factor.
+        thesis's factor alpha(e), eq. 5.22; see :func:`learning_rate_schedule`); None: no factor.
     var_floor : float, default 1.0
-        Variance floor in standardised units (D19): no neuron's variance in any feature falls below it. The thesis's
+        Variance floor in standardised units: no neuron's variance in any feature falls below it. The thesis's
         rule has ``1e-6``; the default 1.0 (the data's own variance after z-scoring) is issue 27's fix: with a tiny
         floor, neurons shrink their variances on near-constant features and a few broad neurons on the border win
         almost every sample of high-dimensional data (digits: 21 of 100 neurons used, T(10) 0.73).
     init : {"pca", "uniform", "data"}, default "pca"
         Initial means: on the data's principal plane, deterministic (:func:`principal_plane`, as GTM and MiniSom's
         ``pca_weights_init``; variances the data's, floored), ``U(0, 1)`` (the thesis's demo) or random data rows;
-        for the last two the variances start at ``U(0, 1) + var_floor`` (D22).
+        for the last two the variances start at ``U(0, 1) + var_floor``.
     variance_update : {"thesis", "exact"}, default "thesis"
-        The printed eq. 5.16 or the exact recursive weighted variance (D18).
+        The printed eq. 5.16 or the exact recursive weighted variance.
     standardize : bool, default True
         Z-score every column with the training mean and standard deviation before fitting (the thesis's
         preprocessing); ``means_`` and ``variances_`` are then in standardised units.
@@ -397,9 +398,9 @@ class NaiveBayesMap(ClusterMixin, TransformerMixin, BaseEstimator):
     the data's variance (the thesis: 1e-6). Chosen on digits and checked on eleven held-out sets (mean T(10) 0.928
     vs 0.886 with the thesis's rule; ``benchmarks/results/maps_issue27.md``). ``NaiveBayesMap(**THESIS_RULE)``
     (``pgmpy_ext.maps.THESIS_RULE``) is the thesis's map exactly; the reproductions use it. Other departures: the
-    schedules (D20, D21) and the variance update (D18)
-    are reconstructions of garbled equations; the floor (D19) is ours. Titterington's plain online EM (section
-    5.3, with a learned prior) is not implemented.
+    schedules and the variance update are reconstructions of garbled equations
+    (``docs/decisions/seed000-sbn-cem-nbm.md``, "Ambiguities, errors and gaps → decisions"); the floor is ours.
+    Titterington's plain online EM (the thesis's eqs. 5.7-5.11, with a learned prior) is not implemented.
 
     **pgmpy export.** pgmpy 1.1.2 has no model class for a discrete latent parent with Gaussian children: its
     ``DiscreteBayesianNetwork`` takes only ``TabularCPD``, ``LinearGaussianBayesianNetwork`` only continuous

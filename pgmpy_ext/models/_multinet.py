@@ -73,7 +73,7 @@ def multinet_to_network(models: Mapping, weights: Sequence[float], *, cluster_no
     r"""Merge a Bayesian multinet into one ``DiscreteBayesianNetwork`` with a cluster (class) node.
 
     A multinet :math:`P(x) = \sum_k w_k P_k(x)` has its own network per cluster, so it is not one Bayesian network
-    (seed 000 section 1.4). This builds an exactly equivalent one: the cluster node ``C`` (states ``list(models)``,
+    (Ruz's thesis, section 4.2). This builds an exactly equivalent one: the cluster node ``C`` (states ``list(models)``,
     prior ``weights``, marked latent) is a parent of every node, and, for a node order ``order``, node ``X`` gets as
     further parents the union over clusters of its minimal I-map parents :math:`S_k(X)` in cluster k's network
     (:func:`minimal_parents`), with :math:`P(X \mid C = k, \mathrm{pa}) = P_k(X \mid S_k(X))`. Every parent

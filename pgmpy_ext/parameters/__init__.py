@@ -3,7 +3,7 @@ on encoded data.
 
 The public API is ``__all__``. The engines (TM's ``fit_tm``, the supernode EM / Bound and Collapse / BC+EM of
 constructive induction) stay importable from here for pgmpy-ext's higher layers, benchmarks and tests; they are not
-part of the public API (design note ``docs/decisions/issue24-one-vocabulary.md``, D13).
+part of the public API (design note ``docs/decisions/issue24-one-vocabulary.md``, "Public surface").
 """
 
 from pgmpy_ext.parameters._em import LatentEM

@@ -47,7 +47,7 @@ class LatentEM(DiscreteParameterEstimator):
     latent node may have observed parents and children; every other node must be a column of the data. The E step
     runs in Cython on the distinct rows (pgmpy's ``DiscreteEM`` evaluates every CPD in Python for every distinct row
     and latent state), the log-likelihood of every iterate is recorded, and the random start goes through
-    ``random_state``. Seed 001 section 2 (``docs/decisions/seed001-ema-popgen.md``).
+    ``random_state``. The EM of Santafé (2007), section 6.2.1 (``docs/decisions/seed001-ema-popgen.md``).
 
     Parameters
     ----------

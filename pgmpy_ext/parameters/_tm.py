@@ -269,7 +269,7 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 1.
            max_iter: int = 1000, line_search: str = "grid", solver: str = "lbfgs", prior_strength="auto",
            prior_mean: str = "generative", cv: int = 3, weights=None, init: Mapping | None = None,
            callback: Callable | None = None, warn: bool = True, coordinates: str = "auto") -> TMResult:
-    """Run the count-space TM algorithm (seed 001 A11/A12, spec 5.4-5.6) for one classifier structure.
+    """Run the count-space TM algorithm (Santafé 2007, chapter 5) for one classifier structure.
 
     Parameters
     ----------
@@ -288,7 +288,7 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 1.
         Stop when the total training objective (the CLL, minus the prior's penalty when there is one) changes by
         less than ``tol`` between iterations (thesis: 0.001).
     max_iter : int, default 1000
-        Maximum number of iterations (not given in the thesis; decision 5). A ``ConvergenceWarning`` is issued
+        Maximum number of iterations (not given in the thesis). A ``ConvergenceWarning`` is issued
         when it is reached (if ``warn``).
     line_search : {"grid", "backtracking"}, default "grid"
         Used only when the full step is illegal or lowers the CLL. ``"grid"``: the thesis's search over
@@ -343,10 +343,12 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 1.
 
     Notes
     -----
-    Legality (decision 3): every count ``>= 0`` and a finite training CLL. Parameters are ``theta = T / sum_x T``;
+    Legality (the thesis does not define it): every count ``>= 0`` and a finite training CLL. Parameters are ``theta = T
+    / sum_x T``;
     a zero count in a parent configuration with counts gives ``theta = 0`` and stays exactly zero (structural
-    zeros, spec 5.6). A parent configuration ``(pi, c)`` without any count at the start is given a uniform column
-    and is left out of the update. This departs from the spec's decision 4 (``theta := 0`` for ``0/0``) so that
+    zeros). A parent configuration ``(pi, c)`` without any count at the start is given a uniform column
+    and is left out of the update. This departs from ``docs/decisions/seed001-tm-classifiers.md`` (``theta := 0`` for
+    ``0/0``) so that
     the model the TM optimises is exactly the one exported as pgmpy CPDs (pgmpy's ML convention). For NB, TAN and
     FAN whose feature parents are children of the class it changes nothing (such a configuration already has
     probability 0 through the parent's own table, and its counts never move); for families with parents outside
@@ -547,7 +549,8 @@ def _warn_unconverged(run: SolverRun, solver: str, tol: float, max_iter: int) ->
 class TMEstimator(DiscreteParameterEstimator):
     """Discriminative parameters for a Bayesian-network classifier with the TM algorithm (pgmpy face).
 
-    Santafé (2007), ch. 5; spec ``docs/decisions/seed001-tm-classifiers.md`` sections 5.2-5.7. Maximises the
+    Santafé (2007), chapter 5; design record ``docs/decisions/seed001-tm-classifiers.md`` ("Chapter 5 —
+    discriminative learning"). Maximises the
     conditional log-likelihood ``sum_d log p(c_d | x_d)`` of the class given the features over the CPTs of the
     class and of its children, for any structure with the class as a root (NB, TAN, FAN, BAN, kDB, selective NB,
     ...). It runs the unified count-space form of the algorithm: starting at the (smoothed) maximum-likelihood
@@ -582,7 +585,7 @@ class TMEstimator(DiscreteParameterEstimator):
         log-density; without a prior the thesis's objective, model, starting point, structural zeros and ``tol``
         rule, reaching the logistic-regression optimum of NB/TAN/FAN in 5-100x fewer evaluations than the TM
         iteration (``benchmarks/results/tm.md``). ``"tm"``: the thesis's TM iteration on the plain CLL (what the
-        seed 001 reproductions use, with ``alpha=0``). See :func:`fit_tm`.
+        reproductions of Santafé's chapter 5 use, with ``alpha=0``). See :func:`fit_tm`.
     prior_strength : "auto", float or sequence of float, default "auto"
         Strength ``lambda`` of the Gaussian prior on the log-parameters (``solver="lbfgs"``): the objective is
         ``CLL - sum_cells lambda q_b (x - mean)^2 / 2`` with ``q_b`` the number of configurations of the family's
@@ -651,11 +654,15 @@ class TMEstimator(DiscreteParameterEstimator):
     iteration itself stops early because its 0.01 grid stalls, an implicit regulariser.
 
     The count-space update equals the thesis's per-case updates in moment coordinates (Eq. 5.18,
-    5.37) for binary NB/FAN/BAN and multinomial NB/FAN (spec 5.4); BAN/kDB with multinomial variables are an
-    extension (decision 22). For NB, TAN and FAN a converged fixed point is the optimum of the matching
-    unregularised multinomial logistic regression (spec 5.4.1). The exported CPDs put a uniform column where a
+    5.37) for binary NB/FAN/BAN and multinomial NB/FAN (the count-space formulation of
+    ``docs/decisions/seed001-tm-classifiers.md``,
+    "TM for BN classifiers"); BAN/kDB with multinomial variables are an extension, not in the thesis. For NB, TAN and
+    FAN a converged fixed point is the optimum of the matching
+    unregularised multinomial logistic regression (derived in the same note, "Why the direction is always an
+    ascent direction"). The exported CPDs put a uniform column where a
     parent configuration has zero counts (pgmpy's ML convention); the TM keeps those columns fixed, so the
-    exported model is exactly the one it optimised (a departure from decision 4, see :func:`fit_tm`).
+    exported model is exactly the one it optimised (a departure from the design record's ``theta := 0`` for ``0/0``, see
+    :func:`fit_tm`).
     ``sample_weight`` is supported (weighted counts); missing values are not.
 
     References

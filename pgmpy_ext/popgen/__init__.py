@@ -1,4 +1,4 @@
-"""Population structure from genetic markers (seed 001, chapter 8): genotype data, F_ST, marker selection and
+"""Population structure from genetic markers (Santafé 2007, chapter 8): genotype data, F_ST, marker selection and
 ``PopulationEMA`` (the latent-class EMA engine with ploidy and missing alleles). Its membership bar plot is
 ``pgmpy_ext.evaluation.plot_membership(ema)``.
 

@@ -32,6 +32,7 @@ from pgmpy_ext.stats import (
     LatentClassLayout,
     dosage_allele_counts,
     dosage_allele_totals,
+    dosage_band_products,
     dosage_counts_from_resp,
     dosage_estep,
     dosage_log_table,
@@ -45,8 +46,8 @@ from pgmpy_ext.stats import (
 from pgmpy_ext.utils import LOG_PROB_FLOOR, dirichlet_tables, iterate, log_normalize_rows
 
 __all__ = ["CodesSource", "DaskDosageSource", "DosageSource", "EStats", "FitResult", "PopulationSteps", "combine",
-           "finish", "fit_start", "fmodel_drift", "ld_inflation", "predictive_log_joint", "predictive_memberships",
-           "prior_counts", "svd_scores", "svd_start_scores"]
+           "finish", "fit_start", "fmodel_drift", "ld_inflation", "ld_prune_mask", "predictive_log_joint",
+           "predictive_memberships", "prior_counts", "svd_scores", "svd_start_scores"]
 
 #: SQUAREM's projection keeps every frequency in [_CLIP, 1 - _CLIP] (fastmixture clips at 1e-5).
 _CLIP = 1e-6
@@ -108,6 +109,14 @@ class DosageSource:
     def allele_totals(self) -> tuple[np.ndarray, np.ndarray]:
         """Copies of allele 1 and observed copies per SNP, ``(M,)`` each."""
         return dosage_allele_totals(self.G, self.ploidy)
+
+    def band_products(self, mean, scale, window: int) -> np.ndarray:
+        """Products of every SNP with its ``window`` right-hand neighbours (``dosage_band_products``)."""
+        return dosage_band_products(self.G, mean, scale, window)
+
+    def subset(self, mask) -> DosageSource:
+        """The same individuals on the SNPs of a boolean mask."""
+        return DosageSource(self.G[:, np.flatnonzero(mask)], self.ploidy)
 
     def loo_log_posterior(self, A, q) -> np.ndarray:
         """Leave-one-out predictive log-likelihood (N, K) of every individual given ``A`` (R, K), counts + prior."""
@@ -173,6 +182,12 @@ class DaskDosageSource(DosageSource):
 
     def allele_totals(self) -> tuple[np.ndarray, np.ndarray]:
         return self.dd.allele_totals()
+
+    def band_products(self, mean, scale, window: int) -> np.ndarray:
+        return self.dd.band_products(mean, scale, window)
+
+    def subset(self, mask) -> DaskDosageSource:
+        return DaskDosageSource(self.dd.subset(mask))
 
     def loo_log_posterior(self, A, q) -> np.ndarray:
         return self.dd.loo_log_posterior(A[1::2], A[0::2], q)
@@ -311,10 +326,7 @@ def svd_start_scores(source, K: int, rng: np.random.Generator) -> np.ndarray:
     per allele column by :math:`\\sqrt{P p (1 - p)}` (Patterson, Price & Reich 2006), missing genotypes at the mean;
     k-means on them gives the labels of every start."""
     if source.is_dosage:
-        ones, copies = source.allele_totals()
-        p = ones / np.maximum(copies, 1.0)
-        mean = source.ploidy * p
-        scale = np.sqrt(np.maximum(source.ploidy * p * (1.0 - p), 1e-12))
+        mean, scale = _dosage_standardisation(source)
         n_cols = source.n_snps
     else:
         X = source._counts
@@ -324,6 +336,60 @@ def svd_start_scores(source, K: int, rng: np.random.Generator) -> np.ndarray:
         n_cols = X.shape[1]
     matmul, rmatmul = source.standardized_products(mean, scale)
     return svd_scores(matmul, rmatmul, source.n_rows, n_cols, max(K - 1, 1), rng)
+
+
+def _dosage_standardisation(source) -> tuple[np.ndarray, np.ndarray]:
+    """``(mean, scale)`` per SNP of a dosage source: ``P p`` and :math:`\\sqrt{P p (1 - p)}` (Patterson, Price &
+    Reich 2006), ``p`` the observed frequency of allele 1."""
+    ones, copies = source.allele_totals()
+    p = ones / np.maximum(copies, 1.0)
+    return source.ploidy * p, np.sqrt(np.maximum(source.ploidy * p * (1.0 - p), 1e-12))
+
+
+def ld_prune_mask(source, r2: float, window: int, scores: np.ndarray | None = None) -> np.ndarray:
+    """SNPs kept by linkage pruning (PLINK's ``--indep-pairwise`` idea; ADMIXTURE's manual asks for it): walking
+    along the SNPs in their order, a SNP is dropped when its squared correlation with a kept SNP among the
+    ``window`` before it exceeds ``max(r2, 15.1 / N)`` (15.1: the 0.9999 quantile of chi-square(1), so that chance
+    correlations of a small sample, ``N r^2 ~ chi-square(1)``, do not prune unlinked SNPs).
+
+    The correlations are those of the standardised genotypes (missing at the mean) **after the population
+    structure is projected out**: ``scores`` (N, k), the SVD start's leading components, are regressed out of every
+    SNP, so unlinked SNPs that differ between populations (admixture linkage disequilibrium) are not taken for
+    linked ones. One pass for the neighbour products and one for ``X.T @ Q`` (``Q`` the orthonormal basis of the
+    scores); a block of linked SNPs keeps about one SNP per ``r2``-independent stretch."""
+    mean, scale = _dosage_standardisation(source)
+    M = source.n_snps
+    w = int(min(window, max(M - 1, 1)))
+    band = source.band_products(mean, scale, w)  # band[j, L] = x_j . x_{j+L}
+    if scores is not None and scores.shape[1]:
+        Q = np.linalg.qr(np.asarray(scores, dtype=np.float64))[0]
+        B = source.standardized_products(mean, scale)[1](Q)  # (M, k): the SNPs' coordinates on the structure
+        for L in range(w + 1):
+            band[:M - L, L] -= np.einsum("ij,ij->i", B[:M - L], B[L:])
+    var = np.maximum(band[:, 0], 0.0)
+    keep = np.ones(M, dtype=bool)
+    if M < 2:
+        return keep
+    lag_var = np.zeros((M, w))
+    for L in range(1, w + 1):
+        lag_var[:M - L, L - 1] = var[:M - L] * var[L:]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rsq = np.where(lag_var > 0, band[:, 1:] ** 2 / lag_var, 0.0)
+    linked = rsq > max(float(r2), 15.1 / max(source.n_rows, 1))  # linked[j, L - 1]: SNPs j and j + L
+    for j in np.flatnonzero(_has_left_link(linked)):  # the others have no linked SNP before them: kept
+        lo = max(0, j - w)
+        left = np.arange(lo, j)
+        keep[j] = not np.any(keep[lo:j] & linked[left, j - left - 1])
+    return keep
+
+
+def _has_left_link(linked: np.ndarray) -> np.ndarray:
+    """``out[j]``: SNP ``j`` is linked to some SNP among the ``window`` before it."""
+    M, w = linked.shape
+    out = np.zeros(M, dtype=bool)
+    for L in range(1, w + 1):
+        out[L:] |= linked[:M - L, L - 1]
+    return out
 
 
 # ------------------------------------------------------------------------------------------------ EM / EMA steps

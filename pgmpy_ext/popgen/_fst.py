@@ -1,10 +1,10 @@
-r"""Reynolds' (1983) F_ST genetic distance between clusters (seed 001 section 8.2.2, spec 9.4, decisions 21-22).
+r"""Reynolds' (1983) F_ST genetic distance between clusters (Santafé 2007, section 8.2.2).
 
 Two entry points share one formula:
 
 * :func:`fst_reynolds` takes genotypes and **soft memberships** ``q`` (individuals x clusters) and re-estimates
-  the allele frequencies of each cluster from them (decision 22: this is what works for any clustering, e.g.
-  STRUCTURE's, and for F_ST on loci other than those clustered on);
+  the allele frequencies of each cluster from them (``docs/decisions/seed001-ema-popgen.md``: this is what works for any
+  clustering, e.g. STRUCTURE's, and for F_ST on loci other than those clustered on);
 * :func:`fst_from_model` plugs in a fitted model's allele frequencies and cluster weights, as the thesis does.
 """
 
@@ -50,7 +50,8 @@ def _fst_core(freqs: np.ndarray, offsets: np.ndarray, n_j: np.ndarray, variant: 
 
 
 def fst_reynolds(genotypes, q, *, loci=None, variant: str = "reynolds1983", return_components: bool = False):
-    r"""Reynolds' F_ST between clusters given soft memberships (spec 9.4, decisions 21 and 22).
+    r"""Reynolds' F_ST between clusters given soft memberships (Santafé 2007, section 8.2.2; choices in
+    ``docs/decisions/seed001-ema-popgen.md``, "Number of clusters via the Reynolds F_ST genetic distance").
 
     The allele frequencies of cluster ``j`` are re-estimated from the memberships,
     :math:`p_{jik} = \sum_d q_{dj}\,\#\{g: a_{dig} = k\} / \sum_d q_{dj}\,\#\{g: a_{dig}\ \mathrm{observed}\}`,
@@ -72,7 +73,8 @@ def fst_reynolds(genotypes, q, *, loci=None, variant: str = "reynolds1983", retu
         Loci to compute F_ST on (the thesis uses the microsatellites only for HGDP). Default: every locus with at
         least one observed allele.
     variant : {"reynolds1983", "thesis_as_printed"}, default "reynolds1983"
-        ``"thesis_as_printed"`` is eq. (8.2) of the thesis as printed (decision 21): it multiplies the b-term by
+        ``"thesis_as_printed"`` is eq. (8.2) of the thesis as printed (garbled in the extraction): it multiplies the
+        b-term by
         2 and divides ``a_i`` by an extra :math:`r - 1`, which changes the comparison across numbers of clusters.
     return_components : bool, default False
         Also return the per-locus ``a`` and ``b`` arrays.

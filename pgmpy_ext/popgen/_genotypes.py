@@ -9,7 +9,8 @@ Every popgen estimator and function takes any of these inputs through :func:`as_
 * a 2-d array or DataFrame of SNP **dosages** (0..ploidy copies of the alternative allele; NaN, ``-9`` or ``-1`` =
   missing genotype). A DataFrame's columns name the loci and its index names the individuals.
 
-The codes are **variable-major** (spec 9.1): locus ``i``'s ``P`` copies are columns ``i*P .. i*P+P-1`` of the
+The codes are **variable-major** (``docs/decisions/seed001-ema-popgen.md``, "Data model and encoding"): locus ``i``'s
+``P`` copies are columns ``i*P .. i*P+P-1`` of the
 ``(N, n_loci*P)`` int32 matrix, ``-1`` = missing copy, so the latent-class engine's ``ploidy`` layout reads them
 directly. Allele labels are kept per locus (sorted), and allele ``k`` of locus ``i`` is code ``k``.
 """
@@ -92,7 +93,7 @@ class Genotypes:
 
     @property
     def polymorphic(self) -> np.ndarray:
-        """Boolean mask of loci with at least two observed alleles (spec 9.1: the others carry no information)."""
+        """Boolean mask of loci with at least two observed alleles (the others carry no information)."""
         return self._cards >= 2
 
     def allele_counts(self, *, impute: bool = True) -> np.ndarray:
@@ -224,9 +225,14 @@ def _from_labels(raw: np.ndarray, missing: np.ndarray, loci, individuals, popula
 
 
 def _check_individual_rows(g: Genotypes) -> None:
-    empty = np.flatnonzero((g.alleles < 0).all(axis=(1, 2)))
+    check_individuals_observed((g.alleles >= 0).any(axis=(1, 2)), g.individuals)
+
+
+def check_individuals_observed(observed: np.ndarray, individuals) -> None:
+    """Refuse individuals with every locus missing (``observed`` False), naming the first and counting them."""
+    empty = np.flatnonzero(~np.asarray(observed))
     if len(empty):
-        raise ValueError(f"individual {g.individuals[empty[0]]!r} (row {empty[0]}) has every locus missing"
+        raise ValueError(f"individual {individuals[empty[0]]!r} (row {empty[0]}) has every locus missing"
                          f"{f' ({len(empty)} such individuals)' if len(empty) > 1 else ''}; it carries no "
                          "information about its population. Drop it before fitting.")
 
@@ -240,7 +246,7 @@ def as_genotypes(X, *, ploidy: int | None = None, loci=None, individuals=None, p
     X : Genotypes, StructureData, str/path, array-like (N, loci, ploidy), or 2-d dosage array / DataFrame
         See the module docstring. A 2-d input is read as dosages 0..ploidy (default ploidy 2); a SNP dosage
         ``d`` becomes ``d`` copies of allele 1 and ``ploidy-d`` copies of allele 0 (phase is irrelevant to the
-        model, spec 9.1).
+        model, Santafé 2007, section 8.1).
     ploidy : int, optional
         Expected allele copies per locus. A 3-d input or file with a different ploidy is an error.
     loci, individuals, populations : sequence, optional
@@ -324,6 +330,11 @@ def as_genotypes(X, *, ploidy: int | None = None, loci=None, individuals=None, p
                 lab = lab.item() if isinstance(lab, np.generic) else lab
                 return (loci[i] if loci is not None and i < len(loci) else f"L{i}"), lab
 
+            if arr.dtype.kind in "iub" and p <= 127:  # integers: checked and narrowed without a float copy
+                dose = _int_dosages(arr, p, missing_code, _where)
+                names = loci if loci is not None else [f"L{i}" for i in range(arr.shape[1])]
+                g = _from_dosages(dose, dose >= 0, p, names, frame_index if individuals is None else individuals)
+                return _finish(g, X, ploidy, loci, individuals, populations, allow_empty_individuals)
             if arr.dtype.kind in "iufb":  # numbers already: no per-cell conversion
                 num = arr.astype(np.float64)
                 bad_type = np.zeros(arr.shape, dtype=bool)
@@ -355,6 +366,55 @@ def as_genotypes(X, *, ploidy: int | None = None, loci=None, individuals=None, p
         names = loci if loci is not None else [f"L{i}" for i in range(n_loci)]
         g = _from_labels(raw, miss, names, frame_index if individuals is None else individuals, None, None)
     return _finish(g, X, ploidy, loci, individuals, populations, allow_empty_individuals)
+
+
+def _int_dosages(arr: np.ndarray, p: int, missing_code: int, where) -> np.ndarray:
+    """int8 dosages (``-1`` = missing) of an integer or boolean 0..p matrix, checked cell by cell like the float
+    path (``missing_code`` and -1 are missing; anything else outside 0..p is an error naming the locus and the
+    individual, ``where(d, i)``). One int8 copy and two boolean masks; the caller's array is not modified."""
+    if arr.dtype.kind == "i":
+        miss = (arr == missing_code) | (arr == -1)
+        bad = ~miss & ((arr < 0) | (arr > p))
+    else:  # unsigned or boolean: nothing is missing, nothing is negative
+        miss = None
+        bad = arr > p
+    if bad.any():
+        d, i = np.argwhere(bad)[0]
+        locus, lab = where(d, i)
+        raise ValueError(f"allele code out of range: dosage {arr[d, i]} for individual {lab!r}, locus {locus!r}; a "
+                         f"dosage counts alternative alleles, 0..{p} for ploidy {p}. Pass the right ploidy, or a 3-d "
+                         "(individuals, loci, ploidy) array for multi-allelic loci.")
+    dose = arr.astype(np.int8)  # a copy, also for int8 input
+    if miss is not None:
+        dose[miss] = -1
+    return dose
+
+
+def dosage_matrix(X, *, ploidy: int, missing_code: int = -9):
+    """``(dosages, loci, individuals)`` of an integer (or boolean) 2-d dosage array or DataFrame, read straight to
+    int8 (``-1`` = missing) with ``as_genotypes``'s checks and messages; None for any other input (which then goes
+    through ``as_genotypes``). The fast path of ``PopulationEMA.fit`` on SNP dosages: no allele-code expansion
+    (``ploidy`` int32 codes per genotype) and no float copy."""
+    if ploidy > 127 or isinstance(X, (Genotypes, StructureData, str, os.PathLike)):
+        return None
+    if isinstance(X, pd.DataFrame):
+        if not all(isinstance(t, np.dtype) and t.kind in "iub" for t in X.dtypes):
+            return None
+        arr, loci, index = X.to_numpy(), list(X.columns), X.index.to_numpy()
+    elif isinstance(X, np.ndarray) and X.dtype.kind in "iub":
+        arr, loci, index = X, None, None
+    else:
+        return None
+    if arr.ndim != 2 or arr.shape[1] == 0 or arr.shape[0] == 0:
+        return None
+
+    def where(d, i):
+        lab = index[d] if index is not None else d
+        return (loci[i] if loci is not None else f"L{i}"), (lab.item() if isinstance(lab, np.generic) else lab)
+
+    dose = _int_dosages(arr, int(ploidy), missing_code, where)
+    names = loci if loci is not None else [f"L{i}" for i in range(arr.shape[1])]
+    return dose, names, np.asarray(np.arange(arr.shape[0]) if index is None else index)
 
 
 def _from_dosages(dose: np.ndarray, ok: np.ndarray, p: int, loci, individuals) -> Genotypes:

@@ -1,5 +1,4 @@
-r"""Marker selection: the two-step chi-square / mutual-information test of seed 001 section 8.2.1 (spec 9.3,
-decisions 19 and 20).
+r"""Marker selection: the two-step chi-square / mutual-information test of Santafé (2007), section 8.2.1.
 
 Step 1 keeps the markers relevant to the clusters, :math:`s\,N\,I(X_i; C) \ge \chi^2_{1-p_{rel}}((r_i-1)(r_C-1))`.
 Step 2 visits the kept markers in decreasing :math:`I(X_i; C)` and, for each kept marker, tests it against every
@@ -21,7 +20,7 @@ from pgmpy_ext.utils import check_option
 __all__ = ["REDUNDANCY_RULES", "MarkerSelection", "select_markers"]
 
 #: ``"as_printed"``: a pair is redundant when it is *not* significantly dependent (the thesis's Fig. 8.1);
-#: ``"dependent"``: when it *is* significantly dependent (the intuitive reading). See decision 19.
+#: ``"dependent"``: when it *is* significantly dependent (the intuitive reading).
 REDUNDANCY_RULES = ("as_printed", "dependent")
 
 
@@ -66,7 +65,7 @@ def select_markers(model=None, *, theta=None, cluster_weights=None, cards=None, 
                    loci=None, p_rel: float = 0.01, p_red: float = 0.01, redundancy_rule: str = "as_printed",
                    stat_scale: float = 2.0, n: str = "individuals", pairwise_mi=None,
                    n_jobs: int | None = 1) -> MarkerSelection:
-    r"""Select markers with the two-step chi-square / mutual-information test (spec 9.3).
+    r"""Select markers with the two-step chi-square / mutual-information test (Santafé 2007, section 8.2.1, Fig. 8.1).
 
     Parameters
     ----------
@@ -87,13 +86,14 @@ def select_markers(model=None, *, theta=None, cluster_weights=None, cards=None, 
         Redundancy level. Under ``"as_printed"``, ``p_red = 0`` makes every pair redundant (one marker survives);
         under ``"dependent"`` it turns redundancy filtering off.
     redundancy_rule : {"as_printed", "dependent"}, default "as_printed"
-        Decision 19: drop the less relevant marker of a pair when :math:`s N I < \chi^2_{1-p_{red}}` (as printed)
-        or when :math:`s N I \ge \chi^2_{1-p_{red}}` (dependent).
+        Drop the less relevant marker of a pair when :math:`s N I < \chi^2_{1-p_{red}}` (as printed)
+        or when :math:`s N I \ge \chi^2_{1-p_{red}}` (dependent); the thesis's direction is ambiguous, see
+        ``docs/decisions/seed001-ema-popgen.md`` ("Marker selection").
     stat_scale : float, default 2.0
-        :math:`s` in :math:`s N I` (2 is the likelihood-ratio statistic; the toy discussion of decision 19 also
+        :math:`s` in :math:`s N I` (2 is the likelihood-ratio statistic; the design record's toy discussion also
         considers 1).
     n : {"individuals", "copies"}, default "individuals"
-        Decision 20: :math:`N` is the number of individuals, or of allele copies (``ploidy * N``).
+        :math:`N` in :math:`2NI` is the number of individuals, or of allele copies (``ploidy * N``).
     pairwise_mi : array-like (n_loci, n_loci), optional
         The model's pairwise mutual information over all its loci (``pgmpy_ext.stats.pairwise_model_mi``), to reuse
         across a grid of thresholds; computed for the relevant loci when None.

@@ -23,7 +23,7 @@ def _figure_and_axes(ax, figsize):
 
 
 def plot_fst_by_k(result, *, ax=None, title: str | None = None, figsize=(4.5, 3.5)):
-    """F_ST of every run against the number of clusters, with the mean per K (spec 9.4).
+    """F_ST of every run against the number of clusters, with the mean per K (Santafé 2007, section 8.2.2).
 
     Parameters
     ----------

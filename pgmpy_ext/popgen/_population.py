@@ -1,5 +1,5 @@
-r"""``PopulationEMA``: population structure from genotypes with multi-start EMA (seed 001 chapter 8, spec 9.1-9.2),
-and ``choose_n_clusters`` (the F_ST criterion of section 8.2.2, spec 9.4).
+r"""``PopulationEMA``: population structure from genotypes with multi-start EMA (Santafé 2007, chapter 8), and
+``choose_n_clusters`` (the F_ST criterion of the thesis's section 8.2.2).
 
 The model is the latent-class naive Bayes over **allele copies**: given the cluster (population) ``C = j``, every
 allele copy of every locus is drawn independently from the cluster's allele frequencies :math:`\theta_{ijk}`
@@ -34,12 +34,19 @@ from pgmpy_ext.popgen._engine import (
     fit_start,
     fmodel_drift,
     ld_inflation,
+    ld_prune_mask,
     predictive_log_joint,
     predictive_memberships,
     svd_start_scores,
 )
 from pgmpy_ext.popgen._fst import FST_VARIANTS, fst_from_counts, fst_from_model, fst_reynolds
-from pgmpy_ext.popgen._genotypes import Genotypes, as_genotypes
+from pgmpy_ext.popgen._genotypes import (
+    Genotypes,
+    _from_dosages,
+    as_genotypes,
+    check_individuals_observed,
+    dosage_matrix,
+)
 from pgmpy_ext.stats import MISSING_POLICIES, LatentClassLayout, latent_class_log_joint
 from pgmpy_ext.utils import (
     LOG_PROB_FLOOR,
@@ -65,7 +72,7 @@ MEMBERSHIPS = ("predictive", "plug-in")
 #: starts, the L-infinity parameter rule at 0.01, plain iterations and the plug-in posteriors. The reproductions
 #: pass it; ``PopulationEMA(**THESIS_SETTINGS, n_init=m)``.
 THESIS_SETTINGS = {"init": "random", "stopping": "params", "tol": 0.01, "accelerate": None,
-                   "memberships": "plug-in", "alpha": 1.0, "structure_prior": 0.5}
+                   "memberships": "plug-in", "alpha": 1.0, "structure_prior": 0.5, "ld_r2": None}
 
 
 def pca_kmeans_labels(genotypes, n_clusters: int, *, n_components: int | None = None, random_state=None,
@@ -112,21 +119,23 @@ def pca_kmeans_labels(genotypes, n_clusters: int, *, n_components: int | None = 
 
 @fill_doc
 class PopulationEMA(ClusterMixin, BaseEstimator):
-    r"""Population structure by EMA over allele copies (seed 001 chapter 8), with an SVD start, SQUAREM and
+    r"""Population structure by EMA over allele copies (Santafé 2007, chapter 8), with an SVD start, SQUAREM and
     calibrated memberships by default (issue 28).
 
-    The latent-class EMA of section 7.3.1 (spec 4.4) applied to genotypes: loci are the variables, alleles their
+    The latent-class EMA of the thesis's section 7.3.1 applied to genotypes: loci are the variables, alleles their
     states, and the ``ploidy`` allele copies of a locus share one parameter block; a missing copy contributes its
-    expected counts :math:`q_{dj}\theta_{ijk}` (eq. 8.1, ``missing="impute"``, decision 18) or nothing
+    expected counts :math:`q_{dj}\theta_{ijk}` (eq. 8.1, ``missing="impute"``) or nothing
     (``"available_case"``). SNP data (every used locus biallelic, genotypes missing whole) run on int8 dosages with
     one table gather per genotype; other data on the allele-copy codes. Design decisions:
-    ``docs/decisions/seed001-ema-popgen.md`` sections 9 and 12 and ``docs/decisions/issue28-population-structure.md``.
+    ``docs/decisions/seed001-ema-popgen.md`` ("Chapter 8: population structure with genetic markers" and
+    "Consolidated ambiguities and recommendations") and ``docs/decisions/issue28-population-structure.md``.
 
     **Defaults and the thesis's setting.** By default a fit starts from k-means on the leading singular vectors of
     the standardised genotypes (``init="svd"``), runs EMA under SQUAREM until the log-likelihood changes by at most
     ``tol`` relative (``stopping="loglik"``) and reports calibrated memberships (``memberships="predictive"``).
     The thesis's chapter-8 setting is ``PopulationEMA(init="random", n_init=1000, stopping="params", tol=0.01,
-    accelerate=None, memberships="plug-in")`` (``THESIS_SETTINGS`` without ``n_init``); the reproductions use it.
+    accelerate=None, memberships="plug-in", ld_r2=None)`` (``THESIS_SETTINGS`` without ``n_init``); the
+    reproductions use it.
 
     Parameters
     ----------
@@ -135,21 +144,21 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     ploidy : int, default 2
         Allele copies per locus; genotype inputs with another ploidy are rejected.
     missing : {"impute", "available_case"}, default "impute"
-        Expected counts of a missing allele copy: ``q_dj theta_ijk`` (``"impute"``, eq. 8.1, decision 18) or none
+        Expected counts of a missing allele copy: ``q_dj theta_ijk`` (``"impute"``, eq. 8.1) or none
         (``"available_case"``); missing copies are summed out in the E step and at predict either way.
     init : {"svd", "random", "pca-kmeans"} or array-like (n_individuals,), default "svd"
         ``"svd"``: labels from k-means (10 restarts, a seed per start) on the ``max(K - 1, 1)`` leading singular
         vectors of the genotypes standardised per SNP (a randomized SVD drawn from ``random_state``; the same on a
-        dask array). ``"random"``: Dirichlet(1) parameters per start (decision 7, the thesis). ``"pca-kmeans"``: the
+        dask array). ``"random"``: Dirichlet(1) parameters per start (the thesis). ``"pca-kmeans"``: the
         labels of :func:`pca_kmeans_labels` (scikit-learn PCA + k-means). An array: the same labels for every start.
     n_init : int, default 1
         Starts (the thesis's ``m``: 1000 for the toy and SNP data, 500 for HGDP).
     policy : {"best", "uniform", "averaging"}, default "best"
-        Multi-start policy (spec section 6); chapter 8 uses ``"best"``.
+        Multi-start policy (the thesis's section 7.4); chapter 8 uses ``"best"``.
     stopping : {"loglik", "params"}, default "loglik"
         What ``tol`` bounds between consecutive iterates: the relative change of the log-likelihood,
         :math:`|LL_t - LL_{t-1}| \le tol\,|LL_t|`, or the largest change of a parameter (an allele frequency or a
-        cluster weight, L-infinity; the thesis's rule, decision 6).
+        cluster weight, L-infinity; the thesis's rule).
     tol : float, default 1e-7
         The threshold of ``stopping`` (the thesis: 0.01 on the parameters).
     accelerate : {"squarem", None}, default "squarem"
@@ -164,6 +173,17 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     structure_prior : float, default 0.5
         Prior probability of each arc ``C -> locus`` (0.5 = uniform over the selective structures, the thesis;
         1 = every locus depends on the cluster, i.e. EM with posterior-mean frequencies).
+    ld_r2 : float in (0, 1) or None, default 0.2
+        Linkage pruning of SNP data before the fit (``None``: every polymorphic SNP, the thesis). Walking along the
+        SNPs in the order of the columns (genome order, as PLINK and VCF files have them), a SNP is dropped when its
+        squared correlation with a kept SNP among the ``ld_window`` before it exceeds ``max(ld_r2, 15.1 / N)``
+        (PLINK's ``--indep-pairwise 50 _ 0.2``, which ADMIXTURE's manual asks for). The model multiplies the SNPs
+        as if independent; a block of linked SNPs would count as many loci and pull the clusters towards shared
+        haplotypes. On msprime island and stepping-stone data near the detection limit this raised the accuracy
+        by 5-10 points (``docs/decisions/issue28-population-structure.md``); unlinked SNPs are kept. Loci with more
+        than two alleles are never pruned. The dropped loci are in ``ld_pruned_``.
+    ld_window : int, default 50
+        How many preceding SNPs a SNP is compared with (``ld_r2``).
     max_iter : int, default 1000
         Most iterates per start (an accelerated cycle moves through three).
     random_state : None, int or numpy Generator
@@ -194,10 +214,13 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     drift_ : ndarray (n_clusters,)
         Each cluster's drift :math:`F_j` from the pooled frequencies, estimated by moments (the F-model prior of
         ``memberships="predictive"``; STRUCTURE's :math:`F_k`).
+    ld_pruned_ : ndarray of bool, shape ``(n_loci_in_,)``
+        Input loci dropped by linkage pruning (``ld_r2``); they are not in ``loci_`` and carry NaN in
+        ``arc_posterior_``.
     arc_posterior_ : ndarray of shape ``(n_loci_in_,)``
         Posterior of the arc ``C -> locus`` (the implicit relevance of every input locus); NaN for monomorphic loci.
     loci_ : list
-        Names of the loci used (polymorphic ones; spec 9.1 drops loci with a single observed allele).
+        Names of the loci used (polymorphic ones; loci with a single observed allele are dropped).
     loci_mask_ : ndarray of bool, shape ``(n_loci_in_,)``
     cards_, offsets_ : ndarray of intp
         Observed alleles per used locus and their row offsets in ``theta_``.
@@ -214,7 +237,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     n_iter_ : int
     converged_ : bool
     degenerate_ : bool
-        EMA's trivial fixed point (spec 4.8).
+        EMA's trivial fixed point (every arc posterior ~0, identical clusters).
     fst_ : float
         Reynolds' F_ST between the clusters re-estimated from the memberships ``q_`` on the training genotypes:
         :func:`fst_reynolds` ``(X, q_)`` (the same estimator, computed at fit).
@@ -236,7 +259,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         E N_{ijk} = \sum_d \sum_g \begin{cases} q_{dj} 1[a_{dig} = k] & \text{observed} \\
         q_{dj}\theta_{ijk} & \text{missing} \end{cases}
 
-    and the MA step of spec 4.4 on these allele-copy counts.
+    and EMA's model-averaging step (the thesis's eqs. 7.10-7.22) on these allele-copy counts.
 
     **What q is.** The model has no admixture: an individual comes from one population, and ``q_[d, j]`` is the
     probability that it is population ``j`` (STRUCTURE's no-admixture model), not the share of its genome from
@@ -284,7 +307,9 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
                               "accelerate": [Options(("squarem",)), None],
                               "memberships": [Options(MEMBERSHIPS)],
                               "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-                              "structure_prior": [Interval(numbers.Real, 0, 1)]}
+                              "structure_prior": [Interval(numbers.Real, 0, 1)],
+                              "ld_r2": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+                              "ld_window": [Interval(numbers.Integral, 1, None)]}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -294,8 +319,8 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
 
     def __init__(self, n_clusters=2, *, ploidy=2, missing="impute", init="svd", n_init=1, policy="best",
                  stopping="loglik", tol=1e-7, accelerate="squarem", memberships="predictive", alpha=1.0,
-                 structure_prior=0.5, max_iter=1000, random_state=None, n_jobs=None, show_progress=False,
-                 handle_unknown="ignore"):
+                 structure_prior=0.5, ld_r2=0.2, ld_window=50, max_iter=1000, random_state=None, n_jobs=None,
+                 show_progress=False, handle_unknown="ignore"):
         self.n_clusters = n_clusters
         self.ploidy = ploidy
         self.missing = missing
@@ -308,6 +333,8 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         self.memberships = memberships
         self.alpha = alpha
         self.structure_prior = structure_prior
+        self.ld_r2 = ld_r2
+        self.ld_window = ld_window
         self.max_iter = max_iter
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -324,14 +351,28 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
                          criterion="objective" if self.stopping == "loglik" else "params",
                          max_iter=int(self.max_iter), accelerate=self.accelerate)
 
-    def _init_fn(self, source, gu_fn, K: int, rng: np.random.Generator, n_rows: int):
+    def _svd_scores(self, source, K: int, rng: np.random.Generator) -> np.ndarray:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(effective_n_threads(self.n_jobs)):  # BLAS threads of the SVD products: n_jobs
+            return svd_scores_of(source, K, rng)
+
+    def _prune(self, d, K: int, rng: np.random.Generator):
+        """``(data, pruned mask of the input loci, SVD scores of the kept SNPs or None)``: linkage pruning
+        (``ld_r2``) of SNP data, with the population structure (the SVD scores of every polymorphic SNP) projected
+        out of the correlations. The start of ``init="svd"`` is then the SVD of the kept SNPs (computed again when
+        SNPs were dropped: on linked data it separates the populations better than the SVD of all of them)."""
+        if self.ld_r2 is None or not d.source.is_dosage:
+            return d, np.zeros(len(d.mask), dtype=bool), None
+        scores = self._svd_scores(d.source, K, rng)
+        d, pruned = d.pruned(ld_prune_mask(d.source, float(self.ld_r2), int(self.ld_window), scores))
+        return d, pruned, (scores if not pruned.any() else None)
+
+    def _init_fn(self, source, gu_fn, K: int, rng: np.random.Generator, n_rows: int, scores=None):
         if isinstance(self.init, str) and self.init == "random":
             return _RandomInit()
         if isinstance(self.init, str) and self.init == "svd":
-            from threadpoolctl import threadpool_limits
-
-            with threadpool_limits(effective_n_threads(self.n_jobs)):  # BLAS threads of the SVD products: n_jobs
-                return _ScoresKMeansInit(svd_scores_of(source, K, rng), K)
+            return _ScoresKMeansInit(self._svd_scores(source, K, rng) if scores is None else scores, K)
         if isinstance(self.init, str):
             from threadpoolctl import threadpool_limits
 
@@ -366,51 +407,42 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
             return self._fit_dask(X)  # a dask array of dosages; a dask DataFrame is refused
         refuse_dask(self, X, method="fit")
         check_unique_columns(X, "PopulationEMA (one column per locus)")
-        g = as_genotypes(X, ploidy=int(self.ploidy))
-        if g.n_individuals == 0:
-            raise ValueError("X has no individuals (0 rows); PopulationEMA needs genotypes to cluster.")
+        d = _fit_data(X, int(self.ploidy))
+        polymorphic_source = d.source  # F_ST is estimated on every polymorphic locus, pruned or not
         K = int(self.n_clusters)
-        mask = g.polymorphic
-        if not mask.any():
-            raise ValueError("every locus is monomorphic (a single observed allele); there is nothing to cluster on.")
-        used = np.flatnonzero(mask)
-        alleles = np.ascontiguousarray(g.alleles[:, used, :]) if not mask.all() else g.alleles
-        if (alleles < 0).all(axis=(1, 2)).any():
-            d = int(np.flatnonzero((alleles < 0).all(axis=(1, 2)))[0])
-            raise ValueError(f"individual {g.individuals[d]!r} has every polymorphic locus missing; drop it before "
-                             "fitting.")
-        cards = g.cards[used]
-        labels_used = [g.allele_labels[i] for i in used]
-        loci_used = [g.loci[i] for i in used]
-        source = _source_of(alleles, cards, g.ploidy, list(g.individuals))
+        rng = check_generator(self.random_state)
+        d, pruned, scores = self._prune(d, K, rng)
+        source = d.source
         n_distinct = _n_distinct(source)
         if K > n_distinct:
             raise ValueError(f"n_clusters == {K} exceeds the {n_distinct} distinct genotypes of the "
-                             f"{g.n_individuals} individuals; use at most {n_distinct} clusters.")
+                             f"{len(d.individuals)} individuals; use at most {n_distinct} clusters.")
 
-        def gu_fn():
-            return Genotypes(alleles, labels_used, loci_used, g.individuals, g.populations, g.locations)
-
-        rng = check_generator(self.random_state)
-        init_fn = self._init_fn(source, gu_fn, K, rng, g.n_individuals)
+        init_fn = self._init_fn(source, d.genotypes, K, rng, len(d.individuals), scores)
         starts = run_starts(partial(self._single_start, source, init_fn), int(self.n_init), rng, n_jobs=self.n_jobs,
                             show_progress=self.show_progress, desc="PopulationEMA starts")
         result = finish(source, combine(source, starts, self.policy, missing=self.missing), missing=self.missing,
                         with_resp=True)
-        self.n_individuals_ = g.n_individuals
-        self.n_loci_in_ = g.n_loci
-        self._loci_in = list(g.loci)  # the fitted locus names, checked against a DataFrame's columns at predict
-        self.loci_mask_ = mask
-        self.loci_ = loci_used
-        self.cards_ = cards
-        self.allele_labels_ = [list(lab) for lab in labels_used]
-        self.populations_ = g.populations
-        self.individuals_ = g.individuals
-        self._set_result(result, starts, source, g.n_loci, mask)
+        self._set_data(d, pruned)
+        self._loci_in = list(d.loci_in)  # the fitted locus names, checked against a DataFrame's columns at predict
+        self._set_result(result, starts, source, len(d.loci_in), d.mask, polymorphic_source)
         return self
 
-    def _set_result(self, result, starts, source, n_loci_in: int, mask) -> None:
-        """Everything ``fit`` sets from the kept start (in memory or on dask data)."""
+    def _set_data(self, d, pruned) -> None:
+        """The fitted attributes that describe the data (in memory or on dask data)."""
+        self.n_individuals_ = len(d.individuals)
+        self.n_loci_in_ = len(d.loci_in)
+        self.loci_mask_ = d.mask
+        self.loci_ = d.loci
+        self.cards_ = d.cards
+        self.allele_labels_ = [list(lab) for lab in d.labels]
+        self.populations_ = d.populations
+        self.individuals_ = d.individuals
+        self.ld_pruned_ = pruned
+
+    def _set_result(self, result, starts, source, n_loci_in: int, mask, polymorphic_source) -> None:
+        """Everything ``fit`` sets from the kept start (in memory or on dask data); ``polymorphic_source`` holds
+        every polymorphic locus (before linkage pruning), on which ``fst_`` is estimated."""
         K = int(self.n_clusters)
         self.offsets_ = np.concatenate([[0], np.cumsum(self.cards_)]).astype(np.intp)
         self.theta_ = result.theta
@@ -442,9 +474,10 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         with np.errstate(divide="ignore"):
             self._log_theta_ = np.maximum(np.log(self.theta_), LOG_PROB_FLOOR)
             self._log_prior_ = np.maximum(np.log(self.weights_), LOG_PROB_FLOOR)
-        counts, _ = source.counts_from_resp(self.q_)
+        counts, _ = polymorphic_source.counts_from_resp(self.q_)
         sizes = self.q_.sum(axis=0)
-        self.fst_ = (fst_from_counts(counts, self.offsets_, sizes) if (sizes > 1e-8 * sizes.sum()).sum() >= 2
+        offsets = np.concatenate([[0], np.cumsum(polymorphic_source.cards)]).astype(np.intp)
+        self.fst_ = (fst_from_counts(counts, offsets, sizes) if (sizes > 1e-8 * sizes.sum()).sum() >= 2
                      else float("nan"))
         if not self.converged_:
             warnings.warn(f"PopulationEMA did not converge in max_iter={self.max_iter} iterations; increase max_iter "
@@ -465,23 +498,21 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         mask = dd.polymorphic
         if not mask.any():
             raise ValueError("every SNP is monomorphic (a single observed allele); there is nothing to cluster on.")
-        source = DaskDosageSource(dd.subset(mask) if not mask.all() else dd)
+        source = polymorphic_source = DaskDosageSource(dd.subset(mask) if not mask.all() else dd)
         rng = check_generator(self.random_state)
-        init_fn = self._init_fn(source, None, K, rng, source.n_rows)
+        d = _FitData(source, mask, source.cards, [[0, 1]] * source.n_snps, [f"L{i}" for i in np.flatnonzero(mask)],
+                     [f"L{i}" for i in range(len(mask))], np.arange(source.n_rows), None, None)
+        d, pruned, scores = self._prune(d, K, rng)
+        source, mask = d.source, d.mask
+        init_fn = self._init_fn(source, None, K, rng, source.n_rows, scores)
         starts = run_starts(partial(self._single_start, source, init_fn), int(self.n_init), rng,
                             show_progress=self.show_progress, desc="PopulationEMA starts")
         result = finish(source, combine(source, starts, "best", missing=self.missing), missing=self.missing,
                         with_resp=True)
-        self.n_individuals_ = source.n_rows
-        self.n_loci_in_ = len(mask)
-        self.loci_mask_ = mask
-        self.loci_ = [f"L{i}" for i in np.flatnonzero(mask)]
-        self.cards_ = np.full(int(mask.sum()), 2, dtype=np.intp)
-        self.allele_labels_ = [[0, 1] for _ in range(int(mask.sum()))]
-        self.populations_ = None
-        self.individuals_ = np.arange(source.n_rows)
-        self._set_result(result, starts, source, len(mask), mask)
+        self._set_data(d, pruned)
+        self._set_result(result, starts, source, len(mask), mask, polymorphic_source)
         return self
+
     @property
     def model_(self) -> DiscreteBayesianNetwork:
         """The fitted pgmpy network, built on first access and cached.
@@ -578,13 +609,99 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         The two differ: Reynolds' estimator subtracts the sampling variance of frequencies estimated from ``n_j``
         individuals, which ``theta_`` do not have in the same amount (EMA averages each locus' frequencies with the
         pooled ones by its arc posterior, which shrinks the differences between clusters), so the plug-in is lower
-        and can be negative on weakly differentiated data (decision 22)."""
+        and can be negative on weakly differentiated data (``docs/decisions/seed001-ema-popgen.md``, "Number of clusters
+        via the Reynolds F_ST genetic distance")."""
         check_is_fitted(self)
         check_option(variant, "variant", FST_VARIANTS)
         if X is None:
             return fst_from_model(self.theta_, self.weights_, self.cards_, self.n_individuals_, loci=loci,
                                   variant=variant)
         return fst_reynolds(X, self.q_, loci=loci, variant=variant)
+
+
+@dataclass
+class _FitData:
+    """What ``fit`` needs of the user's genotypes: the EM's data source and the polymorphic loci's names, labels
+    and cards; ``genotypes()`` the allele codes of those loci (built only for ``init="pca-kmeans"``)."""
+
+    source: object
+    mask: np.ndarray
+    cards: np.ndarray
+    labels: list
+    loci: list
+    loci_in: list
+    individuals: np.ndarray
+    populations: np.ndarray | None
+    genotypes: object
+
+    def pruned(self, keep: np.ndarray) -> tuple[_FitData, np.ndarray]:
+        """The same data on the used loci that ``keep`` marks, and the input loci it drops (a mask of them)."""
+        if keep.all():
+            return self, np.zeros(len(self.mask), dtype=bool)
+        used = np.flatnonzero(self.mask)
+        dropped = np.zeros(len(self.mask), dtype=bool)
+        dropped[used[~keep]] = True
+        idx = np.flatnonzero(keep)
+
+        def genotypes():
+            return self.genotypes().subset(loci=keep)
+
+        return _FitData(self.source.subset(keep), self.mask & ~dropped, self.cards[idx],
+                        [self.labels[i] for i in idx], [self.loci[i] for i in idx], self.loci_in, self.individuals,
+                        self.populations, genotypes), dropped
+
+
+def _fit_data(X, ploidy: int) -> _FitData:
+    """Read ``fit``'s input once. An integer dosage matrix (array or DataFrame) goes straight to int8 dosages
+    (``dosage_matrix``; no allele codes, which cost ``ploidy`` int32 per genotype and a conversion back); any other
+    input through ``as_genotypes``. Both give the same loci, labels, memberships and parameters (tested)."""
+    dm = dosage_matrix(X, ploidy=ploidy)
+    if dm is not None:
+        dose, loci_in, individuals = dm
+        obs = dose >= 0
+        check_individuals_observed(obs.any(axis=1), individuals)
+        n_obs = obs.sum(axis=0)
+        ones = np.where(obs, dose, 0).sum(axis=0, dtype=np.int64)
+        mask = (ones > 0) & (ones < ploidy * n_obs)  # both alleles observed
+        _refuse_monomorphic(mask)
+        used = np.flatnonzero(mask)
+        G = dose if mask.all() else np.ascontiguousarray(dose[:, used])
+        _refuse_empty((G >= 0).any(axis=1), individuals, "every polymorphic locus missing")
+        loci = [loci_in[i] for i in used]
+
+        def genotypes():
+            return _from_dosages(G, G >= 0, ploidy, loci, individuals)
+
+        return _FitData(DosageSource(G, ploidy), mask, np.full(len(used), 2, dtype=np.intp), [[0, 1]] * len(used),
+                        loci, list(loci_in), individuals, None, genotypes)
+    g = as_genotypes(X, ploidy=ploidy)
+    if g.n_individuals == 0:
+        raise ValueError("X has no individuals (0 rows); PopulationEMA needs genotypes to cluster.")
+    mask = g.polymorphic
+    _refuse_monomorphic(mask)
+    used = np.flatnonzero(mask)
+    alleles = np.ascontiguousarray(g.alleles[:, used, :]) if not mask.all() else g.alleles
+    _refuse_empty((alleles >= 0).any(axis=(1, 2)), g.individuals, "every polymorphic locus missing")
+    cards = g.cards[used]
+    labels = [g.allele_labels[i] for i in used]
+    loci = [g.loci[i] for i in used]
+
+    def genotypes():
+        return Genotypes(alleles, labels, loci, g.individuals, g.populations, g.locations)
+
+    return _FitData(_source_of(alleles, cards, g.ploidy, list(g.individuals)), mask, cards, labels, loci,
+                    list(g.loci), g.individuals, g.populations, genotypes)
+
+
+def _refuse_monomorphic(mask: np.ndarray) -> None:
+    if not mask.any():
+        raise ValueError("every locus is monomorphic (a single observed allele); there is nothing to cluster on.")
+
+
+def _refuse_empty(has_data: np.ndarray, individuals, what: str) -> None:
+    if not has_data.all():
+        d = int(np.flatnonzero(~has_data)[0])
+        raise ValueError(f"individual {individuals[d]!r} has {what}; drop it before fitting.")
 
 
 def _codes_to_dosages(codes: np.ndarray, ploidy: int) -> np.ndarray | None:
@@ -700,7 +817,7 @@ class NClustersResult:
     p_values : dict
         ``{(K, K_next): float}`` two-sided Mann-Whitney U p-values between neighbouring candidates.
     n_nonempty : dict
-        ``{K: ndarray (n_runs,)}`` clusters with at least one individual assigned (diagnostic, spec 9.4).
+        ``{K: ndarray (n_runs,)}`` clusters with at least one individual assigned (diagnostic).
     best : int
         Candidate of highest mean F_ST.
     models : dict
@@ -719,7 +836,7 @@ class NClustersResult:
 def choose_n_clusters(X, candidates=(2, 3, 4), *, n_runs: int = 10, fst_from: str = "model",
                       variant: str = "reynolds1983", fst_loci=None, keep_models: bool = False, random_state=None,
                       **params) -> NClustersResult:
-    """Choose the number of populations by Reynolds' F_ST (seed 001 section 8.2.2, spec 9.4).
+    """Choose the number of populations by Reynolds' F_ST (Santafé 2007, section 8.2.2).
 
     For each candidate ``K``, ``n_runs`` independent multi-start ``PopulationEMA`` fits (each with ``n_init``
     starts); the F_ST of each fit; the mean per ``K`` (higher = more differentiated clusters) and two-sided
@@ -732,7 +849,7 @@ def choose_n_clusters(X, candidates=(2, 3, 4), *, n_runs: int = 10, fst_from: st
     n_runs : int, default 10
     fst_from : {"model", "memberships"}, default "model"
         F_ST from the fitted allele frequencies (the thesis) or re-estimated from the memberships on the genotypes
-        (decision 22; needed for ``fst_loci``).
+        (needed for ``fst_loci``).
     variant : {"reynolds1983", "thesis_as_printed"}, default "reynolds1983"
     fst_loci : mask or index list, optional
         Loci for F_ST (``fst_from="memberships"`` only), e.g. the microsatellites of HGDP.

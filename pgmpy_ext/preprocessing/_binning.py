@@ -555,11 +555,12 @@ def _few_valued_columns(values: np.ndarray, n_bins: int, *, sorted_rows: np.ndar
 
 
 class EqualWidthDiscretizer(_KBinsDiscretizer):
-    """Equal-width binning with categorical output (unsupervised), e.g. the 5 bins of seed 000 chapter 4.
+    """Equal-width binning with categorical output (unsupervised), e.g. the 5 bins of Ruz's thesis, chapter 4.
 
     Each selected column is cut into ``n_bins`` intervals of equal width between its minimum and maximum on the
-    training data (scikit-learn's ``KBinsDiscretizer(strategy="uniform", encode="ordinal")`` inside). Seed 000
-    section 7.1 and decision D14 (``docs/decisions/seed000-sbn-cem-nbm.md``).
+    training data (scikit-learn's ``KBinsDiscretizer(strategy="uniform", encode="ordinal")`` inside). See
+    ``docs/decisions/seed000-sbn-cem-nbm.md`` ("UCI/benchmark datasets" and the discretisation entry of "Ambiguities,
+    errors and gaps → decisions").
 
     Parameters
     ----------
@@ -573,7 +574,7 @@ class EqualWidthDiscretizer(_KBinsDiscretizer):
         :data:`pgmpy_ext.data.MAX_NUMERIC_STATES` (50) distinct values (an amount, an age in years); integer-coded
         categorical columns with at most 50 values pass through. ``"numeric"``: every numeric (not bool, not
         categorical) column, except whole-number columns with at most ``n_bins`` distinct values, which are kept
-        as they are (D14: e.g. Zoo "legs"; the classifiers treat them as categorical). A list: exactly these
+        as they are (e.g. Zoo "legs"; the classifiers treat them as categorical). A list: exactly these
         columns (integer positions are accepted for array input).
 
     Attributes

@@ -112,7 +112,7 @@ class MDLPDiscretizer(_DiscretizerBase):
 
     Each selected column is split recursively: the binary cut with the lowest class-information entropy (among the
     class-boundary points) is kept when the MDL principle accepts it, and both halves are split again. This is
-    the discretisation of seed 000 chapter 3 (section 2.7, D14) and of seed 001 chapter 5 (section 6.1), fitted on
+    the discretisation of Ruz's thesis, chapter 3, and of Santafé (2007), chapter 5, fitted on
     the training fold only (``docs/decisions/seed000-sbn-cem-nbm.md``, ``seed001-tm-classifiers.md``).
 
     Parameters

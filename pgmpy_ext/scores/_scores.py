@@ -382,8 +382,8 @@ class BDeuScore(_FamilyScore):
 class MDLScore(_FamilyScore):
     r"""MDL (minimum description length) structure score, negated so that higher is better; BIC in nats.
 
-    The two-part code length of Friedman, Geiger and Goldszmidt (1997), as defined in section A.3 of
-    ``docs/decisions/seed002-003-abn-pena.md``:
+    The two-part code length of Friedman, Geiger and Goldszmidt (1997), as defined in
+    ``docs/decisions/seed002-003-abn-pena.md`` ("MDL score and its decomposition"; Hamine & Helman 2004, eqs. 1-8):
 
     .. math::
 
@@ -405,7 +405,7 @@ class MDLScore(_FamilyScore):
     state_names : dict, optional
         ``{variable: [states]}``; states may include values that do not occur.
     log_base : {"e", 2}, default "e"
-        Natural logarithms (nats; the spec's recommendation, A.11-3) or base 2 (bits). The same base is used for
+        Natural logarithms (nats; the design record's recommendation) or base 2 (bits). The same base is used for
         the likelihood and for :math:`\log N`.
 
     %(score_missing)s

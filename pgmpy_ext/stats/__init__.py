@@ -123,6 +123,7 @@ from pgmpy_ext.stats._popgen import (  # noqa: E402
     check_dosages,
     dosage_allele_counts,
     dosage_allele_totals,
+    dosage_band_products,
     dosage_counts_from_resp,
     dosage_estep,
     dosage_log_table,
@@ -136,6 +137,7 @@ from pgmpy_ext.stats._popgen import (  # noqa: E402
 )
 
 __all__ += ["DOSAGE_BLOCK", "DosageEStep", "check_dosages", "dosage_allele_counts", "dosage_allele_totals",
+            "dosage_band_products",
             "dosage_counts_from_resp", "dosage_estep", "dosage_log_table", "dosage_loo_log_posterior",
             "dosage_slot_sums", "dosage_standardized", "dosage_std_matmul", "dosage_std_rmatmul",
             "model_mi_with_cluster", "pairwise_model_mi"]

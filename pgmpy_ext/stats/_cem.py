@@ -4,7 +4,7 @@ A *multinet layout* (:class:`MultinetLayout`) describes K per-cluster networks o
 every attribute has at most one attribute parent per cluster and the cluster is an implicit parent of every
 attribute: the CL multinet (a tree per cluster) and, with the same forest in every cluster, TAN and SBN. The flat
 layout is documented in ``cython_core/_cem.pyx``; it is a :class:`~pgmpy_ext.stats._layout.BlockLayout` (one
-block per (cluster, attribute), child axis first). Seed 000 section 4 (``docs/decisions/seed000-sbn-cem-nbm.md``).
+block per (cluster, attribute), child axis first). Ruz's thesis, chapter 4 (``docs/decisions/seed000-sbn-cem-nbm.md``).
 """
 
 from __future__ import annotations
@@ -194,8 +194,7 @@ def normalize_blocks(layout: MultinetLayout, counts, alpha: float = 0.0) -> tupl
 
     One kernel pass (the CEM iterations call it at every M-step). It is
     ``layout.normalize(counts, alpha, log=True)`` of the :class:`BlockLayout` protocol (equal to rounding) plus the
-    log-likelihood. A parent configuration whose total is 0 gets a uniform column (pgmpy's ``DiscreteMLE`` rule,
-    seed 000 D6).
+    log-likelihood. A parent configuration whose total is 0 gets a uniform column (pgmpy's ``DiscreteMLE`` rule).
 
     Examples
     --------
@@ -243,7 +242,7 @@ def sample_labels(log_joint, u) -> tuple[np.ndarray, np.ndarray]:
 
 
 def argmax_labels(log_joint, previous=None) -> tuple[np.ndarray, np.ndarray, int]:
-    """C-step: the most probable cluster of every row, the smallest index on ties (seed 000 D7).
+    """C-step: the most probable cluster of every row, the smallest index on ties (Ruz's thesis).
 
     Parameters
     ----------
@@ -282,7 +281,8 @@ def argmax_labels(log_joint, previous=None) -> tuple[np.ndarray, np.ndarray, int
 
 def reseed_empty_clusters(log_joint, labels: np.ndarray, counts: np.ndarray) -> int:
     """Fill every empty cluster, in increasing order, with the row of lowest posterior for its own cluster among
-    rows whose cluster keeps another member (seed 000 D11; ties: the lowest row). ``labels`` (int32) and
+    rows whose cluster keeps another member (the thesis does not treat empty clusters; ties: the
+    lowest row). ``labels`` (int32) and
     ``counts`` (intp) are updated in place.
 
     Returns

@@ -124,7 +124,7 @@ _SCRATCH = _Scratch()
 
 def node_log_ml(node, u: int, r, labels, mult, K: int) -> float:
     """Natural-log K2 family term of one node given hard labels: ``sum_c [lgamma(r) - lgamma(n_c + r)] +
-    sum_cells lgamma(N_cv + 1)`` with ``r`` the full cardinality (spec B.2).
+    sum_cells lgamma(N_cv + 1)`` with ``r`` the full cardinality (Peña et al. 1999, eq. 6).
 
     >>> labels = np.array([0, 0, 1], dtype=np.int32)
     >>> round(node_log_ml(np.array([0, 1, 1], dtype=np.int32), 2, 2, labels, np.ones(3), 2), 6)  # log(1/6 * 1/2)
@@ -163,7 +163,7 @@ def class_log_ml(labels, mult, K: int) -> float:
 
 def completed_log_ml(nodes, u, r, labels, mult, K: int, *, base=None) -> float:
     """K2 (Cooper-Herskovits, all Dirichlet hyperparameters 1) log marginal likelihood of the hard-completed data
-    under the supernode naive Bayes: the class family plus every node family (spec B.2, eq. 6 of the paper).
+    under the supernode naive Bayes: the class family plus every node family (Peña et al. 1999, eq. 6).
 
     ``nodes`` (n, R) compact codes, ``u`` (R,) compact sizes, ``r`` (R,) full cardinalities, ``labels`` (n,) the
     completion, ``mult`` (n,) multiplicities. ``base=10`` gives the paper's log10 units; ``None`` natural log.

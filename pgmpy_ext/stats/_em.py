@@ -196,7 +196,7 @@ def latent_class_estep(layout: LatentClassLayout, codes, weights, log_theta, log
         ``exp(log_theta)``; computed when needed (``missing="impute"``) and not given.
     missing : {"impute", "available_case"}, default "impute"
         What a missing cell adds to the expected counts: ``q_dj * theta`` over its states (the exact EM expectation
-        under missing at random, seed 001 eq. 8.1) or nothing (available-case counting). The posteriors and the
+        under missing at random, Santafé 2007, eq. 8.1) or nothing (available-case counting). The posteriors and the
         log-likelihood are the same either way (missing cells are summed out).
     return_resp : bool, default False
     counts : bool, default True
@@ -264,7 +264,8 @@ def latent_class_log_joint(layout: LatentClassLayout, codes, log_theta, log_prio
 
 def latent_class_mixture_log_joint(layout: LatentClassLayout, codes, components) -> np.ndarray:
     """``log sum_m mix_m p_m(x, C = j)`` of every row, shape (N, K), for ``components = (mix (M,), thetas (M, R, K),
-    weights (M, K))`` (a mixture of latent-class joints, seed 001 decision 10); missing cells summed out.
+    weights (M, K))`` (a mixture of latent-class joints: the thesis's multi-start averaging, Santafé
+    2007, section 7.4); missing cells summed out.
     Probabilities are floored at ``LOG_PROB_FLOOR`` in the log domain, as the engines' iterations do.
 
     Examples

@@ -414,7 +414,8 @@ def tan_mixture_constants(layout: TANMixtureLayout, codes, weights, alpha: float
 
 def ematan_ma_step(layout: TANMixtureLayout, constants: TANMixtureConstants, estep: TANEStep, *,
                    log_structure_prior=None, allowed=None) -> TANMixtureParams:
-    r"""Closed-form MA step (spec section 5.4, [derived]).
+    r"""Closed-form MA step (Santafé 2007, eqs. 7.25-7.32, in the closed form derived in
+    ``docs/decisions/seed001-ema-popgen.md``, "EMA-TAN").
 
     .. math::
 

@@ -24,7 +24,7 @@ def _kernel_args(pairwise: PairwiseCounts):
 def cmi_matrix(pairwise: PairwiseCounts) -> np.ndarray:
     r"""Conditional mutual information I(X_i; X_j | C) of every feature pair, in nats.
 
-    The plug-in estimate of section A.2 of ``docs/decisions/seed002-003-abn-pena.md`` (the TAN/ABN edge
+    The plug-in estimate of ``docs/decisions/seed002-003-abn-pena.md`` ("Notation") (the TAN/ABN edge
     weights), computed from the pairwise counts of :func:`pgmpy_ext.stats.pairwise_counts`.
 
     Parameters

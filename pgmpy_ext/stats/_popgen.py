@@ -20,9 +20,9 @@ from pgmpy_ext._core import _popgen
 from pgmpy_ext.utils.validation import effective_n_threads
 
 __all__ = ["DOSAGE_BLOCK", "DosageEStep", "check_dosages", "dosage_allele_counts", "dosage_allele_totals",
-           "dosage_counts_from_resp", "dosage_estep", "dosage_log_table", "dosage_loo_log_posterior",
-           "dosage_slot_sums", "dosage_std_matmul", "dosage_std_rmatmul", "dosage_standardized",
-           "model_mi_with_cluster", "pairwise_model_mi"]
+           "dosage_band_products", "dosage_counts_from_resp", "dosage_estep", "dosage_log_table",
+           "dosage_loo_log_posterior", "dosage_slot_sums", "dosage_std_matmul", "dosage_std_rmatmul",
+           "dosage_standardized", "model_mi_with_cluster", "pairwise_model_mi"]
 
 #: SNPs per block when dosages are converted to floats (a block of 1,000 individuals is 64 MB in float64): the
 #: conversions below work block by block, so their memory is bounded whatever the number of SNPs.
@@ -73,7 +73,8 @@ def model_mi_with_cluster(theta, cluster_weights, cards) -> np.ndarray:
 
 
 def pairwise_model_mi(theta, cluster_weights, cards, *, loci=None, n_jobs: int | None = 1) -> np.ndarray:
-    r"""Model mutual information I(X_a; X_b) in nats between every pair of loci (spec 9.3, Cython target 3).
+    r"""Model mutual information I(X_a; X_b) in nats between every pair of loci (the redundancy step of Santafé
+    2007, section 8.2.1).
 
     :math:`p(k, k') = \sum_j P(C=j)\,\theta_{ajk}\,\theta_{bjk'}` and
     :math:`I = \sum_{k,k'} p(k,k') \ln[p(k,k') / (\bar p_{ak} \bar p_{bk'})]`; O(m^2 r^2 K).
@@ -224,7 +225,7 @@ def dosage_allele_counts(sums: np.ndarray, theta1: np.ndarray | None = None, *,
     """Expected copies of allele 1 and of allele 0 per SNP and cluster, ``(A1 (M, K), A0 (M, K))``, from the
     :func:`dosage_estep` sums: ``A1 = sum_g g sums[:, g]`` and ``A0 = sum_g (P - g) sums[:, g]``, plus, when
     ``impute``, a missing genotype's expected copies ``P theta1 sums[:, P + 1]`` and ``P (1 - theta1) sums[:, P + 1]``
-    (the exact EM expectation under missing at random, seed 001 eq. 8.1)."""
+    (the exact EM expectation under missing at random, Santafé 2007, eq. 8.1)."""
     S = sums.shape[1]
     P = S - 2
     g = np.arange(P + 1, dtype=np.float64)[None, :, None]
@@ -307,6 +308,30 @@ def dosage_std_rmatmul(G, mean, scale, Y: np.ndarray) -> np.ndarray:
     for b0 in range(0, G.shape[1], DOSAGE_BLOCK):
         x = dosage_standardized(G, mean, scale, b0, b0 + DOSAGE_BLOCK)
         out[b0:b0 + x.shape[1]] = x.T @ Y
+    return out
+
+
+def dosage_band_products(G, mean, scale, window: int) -> np.ndarray:
+    """``out[j, L] = sum_d x_dj x_d,j+L`` for lags ``L = 0..window`` (0 past the last SNP), ``(M, window + 1)``:
+    the products of every SNP with itself and its ``window`` right-hand neighbours in the standardised ``X``
+    (:func:`dosage_standardized`, 0 where missing), the sums behind linkage pruning. Tiles of ``window`` SNPs, each
+    multiplied with itself and the next tile (one matrix product), so memory stays at a few tiles; the sums of
+    chunks of individuals add up to the sum over all of them."""
+    w = int(window)
+    n, M = G.shape
+    out = np.zeros((M, w + 1))
+    r = np.arange(w)[:, None]
+    c = r + np.arange(w + 1)[None, :]  # tile-local column of (SNP r, lag L)
+    step = max(w, DOSAGE_BLOCK // (2 * w) * w)  # SNPs whose bands one block of floats covers (a multiple of w)
+    for b0 in range(0, M, step):
+        b1 = min(b0 + step, M)
+        x = dosage_standardized(G, mean, scale, b0, min(b1 + w, M))
+        for t0 in range(0, b1 - b0, w):
+            t1 = min(t0 + 2 * w, x.shape[1])
+            C = np.zeros((2 * w, 2 * w))
+            C[:t1 - t0, :t1 - t0] = x[:, t0:t1].T @ x[:, t0:t1]
+            rows = min(w, b1 - b0 - t0)
+            out[b0 + t0:b0 + t0 + rows] = C[r, c][:rows]
     return out
 
 

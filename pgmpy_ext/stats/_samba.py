@@ -23,7 +23,8 @@ class SambaImprovement(NamedTuple):
 def samba_improve(weights: np.ndarray, twin: np.ndarray, props: np.ndarray, genes: np.ndarray, *,
                   min_props: int = 1, min_cols: int = 1, max_iter: int = 100_000,
                   tol: float = 1e-10) -> SambaImprovement:
-    """Greedy single-vertex improvement of SAMBA seeds (Tanay, Sharan & Shamir 2002; spec section 7 step 5).
+    """Greedy single-vertex improvement of SAMBA seeds (Tanay, Sharan & Shamir 2002;
+    ``docs/decisions/seed004-bench-itdt.md``, "SAMBA", step 5).
 
     Each seed ``(props[s], genes[s])`` is improved independently: the best single move among adding or deleting
     one gene or one property (a sample vertex, "up" or "down") is applied while it raises

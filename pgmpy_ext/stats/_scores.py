@@ -77,7 +77,7 @@ def local_score(kind: str, counts, n_total: float | None = None, *, equivalent_s
             + \sum_k \big(\log\Gamma(N_{jk} + \beta) - \log\Gamma(\beta)\big)\Big]
 
     with :math:`\alpha = \mathrm{ess}/q` and :math:`\beta = \mathrm{ess}/(rq)`. BIC is the negated MDL of
-    section A.3 of ``docs/decisions/seed002-003-abn-pena.md`` in nats.
+    ``docs/decisions/seed002-003-abn-pena.md`` ("MDL score and its decomposition") in nats.
 
     Examples
     --------

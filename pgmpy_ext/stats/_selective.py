@@ -14,7 +14,7 @@ from pgmpy_ext.utils.validation import effective_n_threads
 
 __all__ = ["LOO_LOG_FLOOR", "LOO_TIE_RTOL", "LeaveOneOutNB"]
 
-#: Default floor of every log factor: log(1e-300), the classifiers' prediction floor (seed 000 D5).
+#: Default floor of every log factor: log(1e-300), the classifiers' prediction floor.
 LOO_LOG_FLOOR = float(np.log(1e-300))
 #: Two class scores closer than this (relative to ``1 + |max|``) are a tie, won by the lowest class index.
 LOO_TIE_RTOL = 1e-10
@@ -67,7 +67,7 @@ class LeaveOneOutNB:
             + \sum_{j \in F} \ell\!\left(\frac{N_j[x_{dj}, c] - \delta + \alpha}{N_c - \delta + r_j \alpha}\right),
         \qquad \ell(p) = \max(\log p, \mathrm{floor})
 
-    with a uniform factor :math:`1/r` when a denominator is 0 (seed 000 D6). The prediction is the lowest class
+    with a uniform factor :math:`1/r` when a denominator is 0. The prediction is the lowest class
     within the tie tolerance of :math:`\max_c s_{dc}`, and the LOO accuracy is
     :math:`\sum_d w_d [\hat y_d = y_d] / \sum_d w_d`. A weighted row is left out with its whole weight; two
     identical rows are two rows (each is left out on its own).

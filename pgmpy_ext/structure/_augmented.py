@@ -16,14 +16,14 @@ __all__ = ["NBSearch", "TANSearch", "fit_nb", "fit_tan"]
 
 
 def fit_nb(data: EncodedData, class_node, *, features: Sequence | None = None, n_jobs: int = 1) -> ClassifierStructure:
-    """Naive Bayes: the class is the only parent of every feature (seed 001 A5)."""
+    """Naive Bayes: the class is the only parent of every feature (Santafé 2007, section 4.1)."""
     features = check_class_node(data, class_node, features)
     return ClassifierStructure(class_node, features, {f: [class_node] for f in features})
 
 
 def fit_tan(data: EncodedData, class_node, *, features: Sequence | None = None, root=None,
             n_jobs: int = 1) -> ClassifierStructure:
-    """TAN (Friedman, Geiger & Goldszmidt 1997; seed 001 A7): NB plus the maximum spanning tree of
+    """TAN (Friedman, Geiger & Goldszmidt 1997; Santafé 2007, section 4.3): NB plus the maximum spanning tree of
     I(Xi; Xj | C), oriented away from ``root`` (default: the first feature; never the class).
 
     ``trace`` holds ``"cmi"`` (the (m, m) weight matrix in nats, features in ``features`` order) and ``"edges"``
@@ -86,7 +86,7 @@ class NBSearch(ClassifierSearchBase):
 
 
 class TANSearch(ClassifierSearchBase):
-    """Tree-augmented naive Bayes structure, pgmpy face (seed 001 A7; Friedman et al. 1997).
+    """Tree-augmented naive Bayes structure, pgmpy face (Santafé 2007, section 4.3; Friedman et al. 1997).
 
     Unlike pgmpy's ``TreeSearch(estimator_type="tan")``, the class can never become the root of the feature tree,
     the root is an explicit, deterministic parameter, and the class-conditional pair counts and CMI run in the

@@ -20,7 +20,8 @@ __all__ = ["BANSearch", "fit_ban"]
 def fit_ban(data: EncodedData, class_node, *, features: Sequence | None = None, max_parents: int = 4, order=None,
             random_state=None, scoring_method: str = "k2", equivalent_sample_size: float = 10.0, n_jobs: int = 1,
             show_progress: bool = False) -> ClassifierStructure:
-    """BAN as in the thesis experiments (seed 001 A10, section 4.6): K2 over the features only, then C -> every feature.
+    """BAN as in the thesis experiments (Santafé 2007, section 4.6): K2 over the features only, then C -> every
+    feature.
 
     The feature DAG ignores the class (structure learning never counts it); ``order`` is a permutation of the
     feature labels, or None for a random ordering drawn from ``random_state`` (``rng.permutation``).
@@ -50,8 +51,9 @@ class BANSearch(ClassifierSearchBase):
     """BAN structure (K2 over the features with a given or random ordering, then the class as parent of every
     feature), pgmpy face: ``BANSearch(df).estimate(class_node="C", max_parents=4, order=None, random_state=0)``.
 
-    Specification: ``docs/decisions/seed001-tm-classifiers.md`` sections 2.3 (K2 score), 2.4 (A3, K2 search) and
-    4.6 (A10, BAN). This is the thesis's experimental protocol: the structure among the features is learned without
+    Specification: ``docs/decisions/seed001-tm-classifiers.md`` ("Structure scores", "K2 search algorithm" and
+    "BAN"; Santafé 2007, section 4.6). This is the thesis's experimental protocol: the structure among the features is
+    learned without
     looking at the class, with at most 4 parents and a random ordering, and the class is then added as a parent of
     every feature.
 
@@ -88,8 +90,8 @@ class BANSearch(ClassifierSearchBase):
     from this when ``r_i > 2`` and some configuration is unseen (see :class:`pgmpy_ext.scores.K2Score`); the two
     agree on binary data. K2 search (section 2.4) adds, while the score strictly improves and fewer than
     ``max_parents`` parents are chosen, the predecessor (in the ordering) that maximises the local score; ties go to
-    the lowest feature index. The result depends strongly on the ordering (decision 19 of section 7): expose and
-    fix ``random_state`` to reproduce a run.
+    the lowest feature index. The result depends strongly on the ordering (so the thesis's BAN numbers cannot be
+    reproduced exactly): expose and fix ``random_state`` to reproduce a run.
 
     References
     ----------

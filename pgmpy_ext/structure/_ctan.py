@@ -1,4 +1,4 @@
-"""construct-discriminative-TAN (cTAN; seed 001 A14, spec section 5.9): the TAN tree built on the
+"""construct-discriminative-TAN (cTAN; Santafé 2007, section 5.3.1): the TAN tree built on the
 explaining-away residual ``EAR(Xi, Xj) = I(Xi; Xj | C) - I(Xi; Xj)`` instead of the conditional mutual information.
 
 Both information matrices come from one pass of the pairwise class-conditional count kernel; Kruskal and the
@@ -63,7 +63,7 @@ def ear_matrix(data: EncodedData, class_node, features: Sequence | None = None,
 
 def fit_ctan(data: EncodedData, class_node, *, features: Sequence | None = None, root=None,
              drop_negative_edges: bool = False, n_jobs: int = 1) -> ClassifierStructure:
-    """cTAN structure (seed 001 A14, Fig. 5.4; Pernkopf & Bilmes 2005, Perez et al. 2006).
+    """cTAN structure (Santafé 2007, section 5.3.1, Fig. 5.4; Pernkopf & Bilmes 2005, Perez et al. 2006).
 
     The maximum-weight spanning tree of the EAR weights (Kruskal, ties by ``(i, j)``), oriented away from
     ``root`` (default: the first feature of each tree), plus the class as a parent of every feature.
@@ -77,7 +77,7 @@ def fit_ctan(data: EncodedData, class_node, *, features: Sequence | None = None,
     root : label, optional
         Root of the feature tree.
     drop_negative_edges : bool, default False
-        False keeps the whole spanning tree, negative-EAR edges included, as the thesis does (decision 13);
+        False keeps the whole spanning tree, negative-EAR edges included, as the thesis does;
         True keeps only edges with ``EAR > 0`` (a forest: the fix proposed in the literature).
     n_jobs : int, default 1
 
@@ -102,7 +102,8 @@ def fit_ctan(data: EncodedData, class_node, *, features: Sequence | None = None,
 
 
 class CTANSearch(ClassifierSearchBase):
-    """construct-discriminative-TAN structure, pgmpy face (seed 001 A14; Pernkopf & Bilmes 2005).
+    """construct-discriminative-TAN structure, pgmpy face (Santafé 2007, section 5.3.1; Pernkopf &
+    Bilmes 2005).
 
     Friedman's construct-TAN with the explaining-away residual ``I(Xi; Xj | C) - I(Xi; Xj)`` as the edge weight,
     motivated by ``CLL / N = -H(C) + I(C; X)`` and ``I(C; X) ~ sum_i I(Xi; C) + sum_edges EAR`` (Theorem 4). Use
@@ -129,7 +130,8 @@ class CTANSearch(ClassifierSearchBase):
     .. math:: w_{ij} = I(X_i; X_j \\mid C) - I(X_i; X_j) = -I(X_i; X_j; C)
 
     Unlike CMI, the weight can be negative; the thesis keeps such edges so that cTAN and TAN are both trees
-    (decision 13), ``drop_negative_edges=True`` gives a forest instead.
+    (``docs/decisions/seed001-tm-classifiers.md``, "Ambiguities, errata and decisions"),
+    ``drop_negative_edges=True`` gives a forest instead.
 
     References
     ----------
@@ -144,14 +146,14 @@ class CTANSearch(ClassifierSearchBase):
     >>> import numpy as np, pandas as pd
     >>> rng = np.random.default_rng(0)
     >>> c = rng.integers(0, 2, 400)
-    >>> df = pd.DataFrame({"C": c, "D1": c ^ (rng.random(400) < 0.2), "D2": c ^ (rng.random(400) < 0.2)})
+    >>> df = pd.DataFrame({"C": c, "F1": c ^ (rng.random(400) < 0.2), "F2": c ^ (rng.random(400) < 0.2)})
     >>> est = CTANSearch(df)
     >>> sorted(est.estimate(class_node="C").edges())
-    [('C', 'D1'), ('C', 'D2'), ('D1', 'D2')]
+    [('C', 'F1'), ('C', 'F2'), ('F1', 'F2')]
     >>> est.result_.trace["n_negative_edges"]
     1
     >>> sorted(est.estimate(class_node="C", drop_negative_edges=True).edges())
-    [('C', 'D1'), ('C', 'D2')]
+    [('C', 'F1'), ('C', 'F2')]
     """
 
     def estimate(self, class_node=None, root=None, drop_negative_edges: bool = False,

@@ -5,10 +5,11 @@ All three run Kruskal on class-conditional pair statistics that come from the Cy
 (:func:`pgmpy_ext.stats.pairwise_counts` + :func:`pgmpy_ext.stats.cmi_matrix`); they differ only in the edge
 weight and in where the walk stops. No pgmpy object is built here except the DAG the faces return.
 
-* FAN (seed 001 section 4.4): the first ``n_edges`` Kruskal edges on I(Xi; Xj | C).
-* SBN (seed 000 sections 2.3-2.4): the Kruskal prefix on I(Xi; Xj | C) cut by the Bayes-factor monitor
+* FAN (Santafé 2007, section 4.4): the first ``n_edges`` Kruskal edges on I(Xi; Xj | C).
+* SBN (Ruz, PhD thesis, chapter 3): the Kruskal prefix on I(Xi; Xj | C) cut by the Bayes-factor monitor
   ``k_e = 2 log2(n + 1) - N I_2(Xu; Xv | C)`` (bits).
-* ABN (seed 002 section A.5): Kruskal on the net MDL gain ``w = N I - (log N / 2) |C| (|Xi| - 1)(|Xj| - 1)``,
+* ABN (Hamine & Helman 2004; ``docs/decisions/seed002-003-abn-pena.md``, "Recommended algorithm"): Kruskal on the net
+  MDL gain ``w = N I - (log N / 2) |C| (|Xi| - 1)(|Xj| - 1)``,
   keeping only ``w > 0``: the MDL-optimal forest for any cardinalities.
 """
 
@@ -82,8 +83,8 @@ def check_fan_params(n_edges):
 
 def fit_fan(data: EncodedData, class_node, *, features: Sequence | None = None, n_edges: int, root=None,
             n_jobs: int = 1) -> ClassifierStructure:
-    """FAN (forest-augmented naive Bayes, Lucas 2004; seed 001 section 4.4): Kruskal on I(Xi; Xj | C) stopped after
-    ``n_edges`` edges, each tree oriented away from ``root`` (default: its lowest-index feature).
+    """FAN (forest-augmented naive Bayes, Lucas 2004; Santafé 2007, section 4.4): Kruskal on I(Xi; Xj | C)
+    stopped after ``n_edges`` edges, each tree oriented away from ``root`` (default: its lowest-index feature).
 
     ``n_edges`` larger than ``n_features - 1`` is clipped (the spanning tree, i.e. TAN). ``trace`` holds ``"cmi"``
     (the (m, m) weights in nats, ``features`` order) and ``"edges"`` (the forest edges in Kruskal order).
@@ -117,7 +118,7 @@ def monitor_frame(trace) -> pd.DataFrame:
 def fit_sbn(data: EncodedData, class_node, *, features: Sequence | None = None, stopping: str = "marginal",
             integer_code_length: bool = False, penalty_bits: float | None = None, max_edges: int | None = None,
             root=None, n_jobs: int = 1) -> ClassifierStructure:
-    """SBN (Ruz & Pham 2009; seed 000 sections 2.3-2.4, "Build Network" of Fig. 4.6): the Kruskal prefix on
+    """SBN (Ruz & Pham 2009; Ruz's thesis, chapter 3 and "Build Network" of Fig. 4.6): the Kruskal prefix on
     I(Xi; Xj | C) accepted by the Bayesian complexity monitor, oriented away from ``root`` per tree.
 
     See :class:`SBNSearch` for the options. ``trace`` holds ``"cmi"`` ((m, m), nats), ``"edges"`` (the accepted
@@ -145,7 +146,7 @@ def fit_sbn(data: EncodedData, class_node, *, features: Sequence | None = None, 
 
 # ---------------------------------------------------------------------------------------------------- ABN
 def mdl_gains(cmi: np.ndarray, cards, n_classes: int, n_rows: float) -> tuple[np.ndarray, np.ndarray]:
-    r"""Net MDL gains and per-edge thresholds of every feature pair (seed 002 section A.3), in nats.
+    r"""Net MDL gains and per-edge thresholds of every feature pair (Hamine & Helman 2004, eqs. 1-8), in nats.
 
     Parameters
     ----------
@@ -168,7 +169,8 @@ def mdl_gains(cmi: np.ndarray, cards, n_classes: int, n_rows: float) -> tuple[np
 
     Examples
     --------
-    The worked example of section A.3 (:math:`|C| = 2`, binary attributes, N = 1000):
+    The worked example of ``docs/decisions/seed002-003-abn-pena.md``, "MDL score and its decomposition"
+    (:math:`|C| = 2`, binary attributes, N = 1000):
 
     >>> import numpy as np
     >>> gains, thresholds = mdl_gains(np.zeros((2, 2)), [2, 2], 2, 1000)
@@ -187,15 +189,17 @@ def mdl_gains(cmi: np.ndarray, cards, n_classes: int, n_rows: float) -> tuple[np
 
 def abn_forest(cmi: np.ndarray, cards, n_classes: int, n_rows: float, *,
                weight: str = "mdl_gain") -> list[tuple[int, int]]:
-    """The ABN forest (feature-index edges in Kruskal order) from the CMI matrix (seed 002 sections A.4-A.5).
+    """The ABN forest (feature-index edges in Kruskal order) from the CMI matrix (Hamine & Helman 2004).
 
-    Only edges with a strictly positive MDL gain are candidates (A.11-4). ``weight="mdl_gain"`` runs Kruskal on the
-    gains (MDL-optimal, section A.5); ``weight="cmi"`` runs it on I(Xi; Xj | C) (the paper's algorithm, optimal only
-    when the penalties inside each component are equal, section A.6). Ties: ``(-key, i, j)``.
+    Only edges with a strictly positive MDL gain are candidates. ``weight="mdl_gain"`` runs Kruskal on the
+    gains (MDL-optimal); ``weight="cmi"`` runs it on I(Xi; Xj | C) (the paper's algorithm, optimal only
+    when the penalties inside each component are equal). Ties: ``(-key, i, j)``. The reasoning is in
+    ``docs/decisions/seed002-003-abn-pena.md`` ("Recommended algorithm", "Optimality argument, and its gap").
 
     Examples
     --------
-    The counterexample of section A.6 (attributes A, B binary and D with 10 states, :math:`|C| = 2`, N = 1000):
+    The counterexample of that note's "Optimality argument, and its gap" (attributes A, B binary and D with 10 states,
+    :math:`|C| = 2`, N = 1000):
 
     >>> import numpy as np
     >>> cmi = np.array([[0, .05, .10], [.05, 0, .09], [.10, .09, 0]])
@@ -220,7 +224,8 @@ def check_abn_params(weight):
 
 def fit_abn(data: EncodedData, class_node, *, features: Sequence | None = None, weight: str = "mdl_gain", root=None,
             n_jobs: int = 1) -> ClassifierStructure:
-    """ABN (Hamine & Helman 2004; seed 002 section A.5): the maximum-weight forest of the net MDL gains (only
+    """ABN (Hamine & Helman 2004; ``docs/decisions/seed002-003-abn-pena.md``, "Recommended algorithm"): the
+    maximum-weight forest of the net MDL gains (only
     positive gains), i.e. the augmented naive Bayes with the lowest MDL, oriented away from ``root`` per tree.
 
     See :class:`ABNSearch` for the options. ``trace`` holds ``"cmi"``, ``"gains"`` and ``"thresholds"`` ((m, m),
@@ -254,7 +259,7 @@ def labelled_matrix(matrix: np.ndarray, features: list) -> pd.DataFrame:
 
 
 class FANSearch(ClassifierSearchBase):
-    """Forest-augmented naive Bayes with a fixed number of edges, pgmpy face (seed 001 section 4.4; Lucas 2004).
+    """Forest-augmented naive Bayes with a fixed number of edges, pgmpy face (Santafé 2007, section 4.4; Lucas 2004).
 
     ``FANSearch(df).estimate(class_node="C", n_edges=k)`` returns the DAG with C -> every feature plus the first
     ``k`` edges of Kruskal's maximum spanning tree on I(Xi; Xj | C), each tree oriented away from its root.
@@ -296,7 +301,7 @@ class FANSearch(ClassifierSearchBase):
 
 
 class SBNSearch(ClassifierSearchBase):
-    r"""Simple Bayesian Network (SBN) classifier structure, pgmpy face (Ruz & Pham 2009; seed 000 section 2).
+    r"""Simple Bayesian Network (SBN) classifier structure, pgmpy face (Ruz & Pham 2009; Ruz's thesis, chapter 3).
 
     Kruskal's walk on I(Xi; Xj | C) is cut by a Bayesian complexity monitor, so the feature forest lies between
     naive Bayes (no edge) and TAN (``n - 1`` edges) with a size set by the amount of data.
@@ -325,8 +330,8 @@ class SBNSearch(ClassifierSearchBase):
 
     Notes
     -----
-    An edge (u, v) added to the current forest changes the log2 posterior odds by (seed 000 eq. 3.6, via the MLE
-    identity of section 2.3)
+    An edge (u, v) added to the current forest changes the log2 posterior odds by (Ruz's thesis, eq. 3.6, via the MLE
+    identity of ``docs/decisions/seed000-sbn-cem-nbm.md``, "Bayesian complexity monitor")
 
     .. math::
 
@@ -359,17 +364,17 @@ class SBNSearch(ClassifierSearchBase):
         class_node : label
             The class column.
         stopping : {"marginal", "cumulative"}, default "marginal"
-            ``"marginal"``: stop at the first Kruskal edge with ``k_e >= 0`` (the MAP cut; D2). ``"cumulative"``:
+            ``"marginal"``: stop at the first Kruskal edge with ``k_e >= 0`` (the MAP cut). ``"cumulative"``:
             the thesis's literal rule, stop when ``K_e >= 0``.
         integer_code_length : bool, default False
-            Use ``m = ceil(log2(n + 1))`` instead of the real ``log2(n + 1)`` (D1).
+            Use ``m = ceil(log2(n + 1))`` instead of the real ``log2(n + 1)``.
         penalty_bits : float, optional
             Cost of one edge in bits (default ``2 m``). ``math.inf`` gives naive Bayes; ``0`` gives TAN whenever
-            every Kruskal edge has a positive CMI (an edge with zero CMI is never added, D4).
+            every Kruskal edge has a positive CMI (an edge with zero CMI is never added).
         max_edges : int, optional
             At most this many edges.
         root : label, optional
-            Root of the tree that contains it; other trees are rooted at their first feature (D10).
+            Root of the tree that contains it; other trees are rooted at their first feature.
         show_progress : bool, default False
             Unused (no long loop).
         """
@@ -386,12 +391,12 @@ class SBNSearch(ClassifierSearchBase):
 
 
 class ABNSearch(ClassifierSearchBase):
-    r"""MDL-optimal augmented naive Bayes (ABN/FAN) structure, pgmpy face (Hamine & Helman 2004; seed 002 A.5).
+    r"""MDL-optimal augmented naive Bayes (ABN/FAN) structure, pgmpy face (Hamine & Helman 2004).
 
     Parameters
     ----------
     data : pandas.DataFrame
-        Discrete data, the class column included; no missing values (A.11-7).
+        Discrete data, the class column included; no missing values (the MDL decomposition needs complete data).
     state_names : dict, optional
         ``{column: [states]}`` (pgmpy's convention). Declared but unobserved states count in the MDL penalty.
     n_jobs : int, default 1
@@ -442,9 +447,9 @@ class ABNSearch(ClassifierSearchBase):
             The class column.
         weight : {"mdl_gain", "cmi"}, default "mdl_gain"
             Kruskal key among the edges with positive gain: the gain itself (MDL-optimal) or the CMI (the paper's
-            algorithm, A.4; sub-optimal with mixed cardinalities, A.6).
+            algorithm; sub-optimal with mixed cardinalities).
         root : label, optional
-            Root of the tree that contains it; other trees are rooted at their first feature (A.11-6).
+            Root of the tree that contains it; other trees are rooted at their first feature.
         show_progress : bool, default False
             Unused (no long loop).
         """

@@ -51,7 +51,8 @@ def check_order(order, features: list) -> list[int]:
 def k2_search(data: EncodedData, columns: Sequence, order: Sequence[int], *, max_parents: int = 4,
               scoring_method: str = "k2", equivalent_sample_size: float = 10.0, alpha: float = 0.5,
               fixed: Sequence = (), n_jobs: int | None = 1, show_progress: bool = False, size_prior: bool = False):
-    """K2 greedy parent search (Cooper & Herskovits 1992; seed 001 A3, seed 004 section 1.6) over ``columns``.
+    """K2 greedy parent search (Cooper & Herskovits 1992; Santafé 2007, section 2.4; Pansombut's thesis,
+    Appendix A) over ``columns``.
 
     Parameters
     ----------
@@ -183,7 +184,7 @@ def fit_k2(data: EncodedData, class_node, *, features: Sequence | None = None, m
            scoring_method: str = "bayes", alpha: float = 0.5, equivalent_sample_size: float = 10.0,
            init_naive_bayes: bool = True, random_state=None, n_jobs: int = 1,
            show_progress: bool = False, parent_prior: str = "uniform") -> ClassifierStructure:
-    """K2 over the features as WEKA's ``BayesNet -Q K2`` runs it (seed 004 section 1.6, decision 5).
+    """K2 over the features as WEKA's ``BayesNet -Q K2`` runs it (Pansombut's thesis, chapters 2-4 and Appendix A).
 
     With ``init_naive_bayes`` (WEKA's default) the class is a parent of every feature and counts toward
     ``max_parents``, so a feature gets at most ``max_parents - 1`` feature parents; otherwise the class is the
@@ -231,11 +232,11 @@ class K2Search(ClassifierSearchBase):
     r"""K2 structure search over the features, WEKA style, pgmpy face:
     ``K2Search(df).estimate(class_node="C", max_parents=5)``.
 
-    Specification: ``docs/decisions/seed004-bench-itdt.md`` sections 1.4-1.6 and decision 5. WEKA's BayesNet with
+    Specification: ``docs/decisions/seed004-bench-itdt.md`` ("BBN classifier", "Structure scores"). WEKA's BayesNet with
     the K2 search (``-Q weka.classifiers.bayes.net.search.local.K2``) starts from the naive-Bayes structure (the
     class a parent of every feature, counted toward the parent limit), visits the features in data order and gives
     each the predecessors that raise the BAYES score most, up to ``max_parents`` parents. The thesis's Ch. 3-4
-    networks are this search with at most 5 parents (decision 5).
+    networks are this search with at most 5 parents (WEKA's default of 1 would give naive Bayes).
 
     Parameters
     ----------

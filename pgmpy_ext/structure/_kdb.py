@@ -66,7 +66,7 @@ def class_mutual_information(data: EncodedData, features: Sequence, class_node) 
 
 def fit_kdb(data: EncodedData, class_node, *, k: int = 1, features: Sequence | None = None,
             n_jobs: int = 1) -> ClassifierStructure:
-    """kDB (Sahami 1996; seed 001 A9, section 4.5): every feature has the class and up to ``k`` features as parents.
+    """kDB (Sahami 1996; Santafé 2007, section 4.5): every feature has the class and up to ``k`` features as parents.
 
     Features are placed in decreasing order of ``I(X; C)``; each newly placed feature takes as parents the class and
     the ``min(k, #placed)`` already placed features with the highest ``I(X; X_j | C)``. Ties (values within a relative
@@ -100,7 +100,7 @@ class KDBSearch(ClassifierSearchBase):
     r"""k-dependence Bayesian classifier structure (Sahami 1996), pgmpy face.
 
     ``KDBSearch(df).estimate(class_node="C", k=2) -> DAG``. Specification: ``docs/decisions/seed001-tm-classifiers.md``
-    section 4.5 (A9), with the figure's typos fixed as decision 16 of section 7 says: the placement order uses
+    ("kDB"; Santafé 2007, section 4.5), with the figure's typos fixed: the placement order uses
     :math:`I(X; C)` (the figure prints :math:`I(X_{max} | C)`), and :math:`m = \min(k, |S|)` counts the features
     already placed only (the figure's :math:`|S|` includes the class and the new node).
 

@@ -69,11 +69,12 @@ class MultinetStructure:
 
 def fit_cl_multinet(data: EncodedData, class_node, *, features: Sequence | None = None, root=None,
                     n_jobs: int = 1) -> MultinetStructure:
-    """CL multinet (Friedman, Geiger & Goldszmidt 1997; seed 000 section 3): a Chow-Liu tree per class.
+    """CL multinet (Friedman, Geiger & Goldszmidt 1997; Ruz's thesis, section 4.2): a Chow-Liu tree
+    per class.
 
     For every class state ``k``, the maximum spanning tree of the mutual information ``I_k(X_i; X_j)`` estimated on
-    the rows of class ``k`` only (deterministic Kruskal, ties by ``(-w, i, j)``, seed 000 D9), oriented away from
-    ``root`` (default: the first feature, seed 000 D10). All per-class pair counts come from one pass of the
+    the rows of class ``k`` only (deterministic Kruskal, ties by ``(-w, i, j)``), oriented away from
+    ``root`` (default: the first feature). All per-class pair counts come from one pass of the
     pairwise counting kernel conditioned on the class (:func:`~pgmpy_ext.structure.chow_liu_trees_per_class`, the
     helper CEM-CL's M-step uses too). A declared class state without rows gets the all-zero MI matrix, hence the
     tie-broken star ``(0, 1), (0, 2), ...``.
@@ -98,8 +99,9 @@ class CLMultinetSearch(ClassifierSearchBase):
 
     ``CLMultinetSearch(df).estimate(class_node="C") -> {class state: DAG}``. Unlike the other searches this returns
     a dict, because a multinet is not a single Bayesian network: each class has its own tree over the features.
-    Specification: ``docs/decisions/seed000-sbn-cem-nbm.md`` section 3 (the CL multinet, Ruz's supervised baseline
-    and the M-step of CEM-CL), with the tie and root rules D9 and D10.
+    Specification: ``docs/decisions/seed000-sbn-cem-nbm.md``, "CL multinet classifier" (Ruz's supervised
+    baseline and the M-step of CEM-CL), with its tie and root rules (Kruskal ties by ``(-w, i, j)``, the first
+    feature as root).
 
     Parameters
     ----------

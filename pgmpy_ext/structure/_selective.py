@@ -17,7 +17,7 @@ __all__ = ["SelectiveNBSearch", "fit_selective_nb"]
 def fit_selective_nb(data: EncodedData, class_node, *, features: Sequence | None = None, alpha: float = 0.0,
                      log_floor: float = LOO_LOG_FLOOR, n_jobs: int = 1,
                      show_progress: bool = False) -> ClassifierStructure:
-    """Selective naive Bayes (seed 001 A6, section 4.2): forward selection on closed-form leave-one-out accuracy.
+    """Selective naive Bayes (Santafé 2007, section 4.2): forward selection on closed-form leave-one-out accuracy.
 
     Start from no feature (the LOO accuracy of the class prior alone); at each step add the feature whose addition
     gives the highest LOO accuracy of naive Bayes on the training data (ties: lowest feature index), and stop when
@@ -71,7 +71,8 @@ class SelectiveNBSearch(ClassifierSearchBase):
     ``SelectiveNBSearch(df).estimate(class_node="C", alpha=0.0) -> DAG``.
 
     Forward feature selection wrapped around naive Bayes, scored by leave-one-out (LOO) accuracy on the training
-    data, as in ``docs/decisions/seed001-tm-classifiers.md`` section 4.2 (A6, Fig. 4.3). The LOO accuracy is
+    data, as in ``docs/decisions/seed001-tm-classifiers.md`` ("Selective naive Bayes"; Santafé 2007, Fig. 4.3). The LOO
+    accuracy is
     computed in closed form (each row is scored with its own counts removed) by the ``_selective`` Cython kernels,
     so one candidate costs :math:`O(N K)` and the whole search :math:`O(n^2 N K)`.
 
@@ -112,7 +113,8 @@ class SelectiveNBSearch(ClassifierSearchBase):
     (majority class of the other rows). The search adds the best feature while this strictly increases.
 
     Departures and choices: the thesis leaves the zero-count case open (section 4.2 points to section 5.6); we
-    follow seed 000 D5/D6: maximum likelihood by default (``alpha = 0``; ``alpha > 0`` adds a Dirichlet
+    follow the choices of ``docs/decisions/seed000-sbn-cem-nbm.md`` for Ruz's classifiers: maximum likelihood by default
+    (``alpha = 0``; ``alpha > 0`` adds a Dirichlet
     pseudo-count per cell), a parent configuration with no data left gets a uniform factor, and every log factor is
     floored at :math:`\log 10^{-300}` (the classifiers' prediction floor), which keeps the argmax defined. The tie
     tolerance makes exact-arithmetic ties go to the lowest class regardless of rounding.

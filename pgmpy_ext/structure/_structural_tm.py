@@ -1,5 +1,5 @@
-"""Structural TM (seed 001 A15, spec section 5.10): greedy forward arc addition scored by cBIC with the dimension
-of the conditional model (A13, spec 5.8), every candidate with TM parameters.
+"""Structural TM (Santafé 2007, section 5.3.2): greedy forward arc addition scored by cBIC with the dimension
+of the conditional model (the thesis's Eq. 5.53), every candidate with TM parameters.
 
 The search never builds a pgmpy object; every candidate is one run of the count-space TM engine
 (:func:`pgmpy_ext.parameters.fit_tm`) on the encoded data.
@@ -39,7 +39,8 @@ MAX_CANDIDATES = 10_000
 
 
 def conditional_dimension(parents: Mapping, cards: Mapping, class_node) -> int:
-    """Number of free parameters of the conditional model ``p(c | x)`` of a classifier structure (spec 5.8).
+    """Number of free parameters of the conditional model ``p(c | x)`` of a classifier structure (Santafé 2007,
+    Eq. 5.53; ``docs/decisions/seed001-tm-classifiers.md``, "cBIC and the conditional-model dimension").
 
     ``dim_cond = (K - 1) [1 + sum_{A in S} prod_{V in A} (r_V - 1)]`` where ``S`` is the set (each subset counted
     once) of the non-empty subsets of ``{X_i} + (Pa_i - {C})`` over the children ``X_i`` of the class: the number
@@ -95,8 +96,8 @@ def _would_cycle(parents: Mapping, child, new_parent, class_node) -> bool:
 
 
 def _candidates(parents: Mapping, features: list, class_node) -> list:
-    """Legal arcs under TAN complexity (spec 5.10): (a) C -> X_i for X_i outside Ch(C), in feature order; then (b)
-    X_j -> X_i for X_i in Ch(C) without a feature parent, no cycle, ordered by (i, j)."""
+    """Legal arcs under TAN complexity (Santafé 2007, section 5.3.2): (a) C -> X_i for X_i outside Ch(C), in feature
+    order; then (b) X_j -> X_i for X_i in Ch(C) without a feature parent, no cycle, ordered by (i, j)."""
     out = [(class_node, f) for f in features if class_node not in parents[f]]
     for i, fi in enumerate(features):
         if class_node not in parents[fi] or any(p != class_node for p in parents[fi]):
@@ -124,7 +125,7 @@ def fit_structural_tm(data: EncodedData, class_node, *, features: Sequence | Non
                       warm_start: bool = False, max_steps: int | None = None,
                       max_candidates: int | None = MAX_CANDIDATES, n_jobs: int = 1,
                       show_progress: bool = False) -> ClassifierStructure:
-    """Structural TM (seed 001 A15, Fig. 5.5): greedy forward search from the empty graph.
+    """Structural TM (Santafé 2007, section 5.3.2, Fig. 5.5): greedy forward search from the empty graph.
 
     At every step each legal arc (see :func:`_candidates`; "TAN complexity": the class stays a root, a child of the
     class gets at most one feature parent) is added in turn, the candidate gets TM parameters and a score; the best
@@ -149,13 +150,14 @@ def fit_structural_tm(data: EncodedData, class_node, *, features: Sequence | Non
     criterion : {"cv", "cbic"}, default "cv"
         ``"cv"``: the summed held-out CLL of the candidate over ``cv`` inner folds (stratified, deterministic; the
         same folds for every candidate), each fold's TM fitted on the other rows; ``cv`` fits per candidate.
-        ``"cbic"``: the thesis's conditional BIC of the TM fit on all rows (Eq. 5.53, spec 5.8); one fit per
+        ``"cbic"``: the thesis's conditional BIC of the TM fit on all rows (Eq. 5.53); one fit per
         candidate, but the training CLL it penalises grows with every arc of (nearly) separable data.
     cv : int, default 3
         Inner folds of ``criterion="cv"``.
     warm_start : bool, default False
         ``criterion="cbic"`` only: start each candidate's TM from the current model's counts, with
-        maximum-likelihood counts for the new or changed family (spec 5.10 [REC], off in the thesis). Fixed points
+        maximum-likelihood counts for the new or changed family (our recommendation in
+        ``docs/decisions/seed001-tm-classifiers.md``, "Structural TM"; off in the thesis). Fixed points
         of NB/TAN/FAN-like families are global CLL maxima, so this changes scores only within ``tol``.
     max_steps : int, optional
         Stop after this many added arcs.
@@ -281,12 +283,13 @@ def fit_structural_tm(data: EncodedData, class_node, *, features: Sequence | Non
 
 
 class StructuralTMSearch(ClassifierSearchBase):
-    """Structural TM: discriminative structure learning by greedy arc addition, pgmpy face (seed 001 A15).
+    """Structural TM: discriminative structure learning by greedy arc addition, pgmpy face (Santafé 2007,
+    section 5.3.2).
 
     Starting from the graph with no arcs, repeatedly adds the arc that most increases the score of the candidate
     with TM parameters: by default the held-out CLL of an inner cross-validation (``criterion="cv"``), or the
     thesis's ``cBIC = CLL(theta_TM) - (log N / 2) dim_cond`` (Eq. 5.53, ``criterion="cbic"``), where ``dim_cond``
-    counts the parameters of the conditional model ``p(c | x)`` (spec 5.8). Arcs are limited to "TAN
+    counts the parameters of the conditional model ``p(c | x)``. Arcs are limited to "TAN
     complexity": the class stays a root and each of its children gets at most one feature parent. The thesis
     reports very sparse results (selective-NB-like models).
 
@@ -322,7 +325,8 @@ class StructuralTMSearch(ClassifierSearchBase):
     for cBIC with the same TM and 3.54 for the search before issue 26 (``docs/decisions/tm-regularisation.md``,
     section 4). It keeps any arc with a positive held-out gain, so on small samples it can add an arc whose gain is
     noise (a one-standard-error rule against that lost 0.023 of log loss there); ``criterion="cbic"`` gives sparser
-    models. The candidate set and the dimension formula are reconstructions (decision 15): the thesis states
+    models. The candidate set and the dimension formula are reconstructions
+    (``docs/decisions/seed001-tm-classifiers.md``): the thesis states
     neither explicitly. Arcs into features that are not children of the class cannot change the CLL or the
     dimension, so they are never proposed. Cost: a full TM run per candidate (3 with ``criterion="cv"``),
     ``O(n^2)`` candidates per step; the whole search is bounded by ``max_candidates`` candidates

@@ -192,7 +192,8 @@ class TreeResult:
 
 def root_index(features: list, root) -> int | None:
     """Index of the preferred ``root`` in ``features`` for :func:`orient_forest` (None: every tree is rooted at its
-    lowest index, seed 000 D10); a ValueError naming the features when ``root`` is not one of them.
+    lowest index, as settled in ``docs/decisions/seed000-sbn-cem-nbm.md``); a ValueError naming the features when
+    ``root`` is not one of them.
 
     >>> root_index(["A", "B", "D"], "B"), root_index(["A", "B"], None)
     (1, None)
@@ -210,9 +211,9 @@ _root_index = root_index  # the old private name, still imported by structure/_c
 def chow_liu_trees_per_class(pairwise: PairwiseCounts, *, root: int | None = None) -> list[TreeResult]:
     """One Chow-Liu tree per state of the conditioning variable, from one table of class-conditioned pair counts.
 
-    For every state ``k`` of C, the maximum spanning tree (Kruskal, ties ``(-w, i, j)``, seed 000 D9) of the mutual
+    For every state ``k`` of C, the maximum spanning tree (Kruskal, ties ``(-w, i, j)``) of the mutual
     information ``I_k(X_i; X_j)`` of the rows with ``C = k``, oriented away from ``root`` (a feature index; default:
-    the lowest index of each tree, D10). ``N[x_i, x_j, c]`` sliced at ``c = k`` is the pair table of those rows, so
+    the lowest index of each tree). ``N[x_i, x_j, c]`` sliced at ``c = k`` is the pair table of those rows, so
     the counting kernel runs once for all classes (the CL multinet and the M-step of CEM-CL). A state without rows
     gets the all-zero MI matrix, hence the tie-broken star ``(0, 1), (0, 2), ...``.
 
@@ -257,15 +258,15 @@ def chow_liu_trees_per_class(pairwise: PairwiseCounts, *, root: int | None = Non
 
 
 def sbn_code_length(n_features: int, integer_code_length: bool = False) -> float:
-    """Bits per symbol of the SBN structure code, ``m = log2(n + 1)`` (seed 000 section 2.2; D1: real by default,
-    ``ceil`` when ``integer_code_length``)."""
+    """Bits per symbol of the SBN structure code, ``m = log2(n + 1)`` (Ruz's thesis, section 3.3.1, eq. 3.4; real by
+    default, ``ceil`` when ``integer_code_length``)."""
     m = math.log2(n_features + 1)
     return float(math.ceil(m)) if integer_code_length else m
 
 
 def sbn_monitor(cmi_bits, n_rows: float, penalty_bits: float, stopping: str = "marginal",
                 max_edges: int | None = None) -> tuple[int, np.ndarray, np.ndarray]:
-    r"""The Bayesian complexity monitor of SBN along a Kruskal edge sequence (seed 000 section 2.3, eqs. 3.6-3.7).
+    r"""The Bayesian complexity monitor of SBN along a Kruskal edge sequence (Ruz's thesis, eqs. 3.6-3.7).
 
     Parameters
     ----------
@@ -276,8 +277,8 @@ def sbn_monitor(cmi_bits, n_rows: float, penalty_bits: float, stopping: str = "m
     penalty_bits : float
         Cost of one edge in bits, ``2 m`` by default in the thesis; ``0`` or ``math.inf`` allowed.
     stopping : {"marginal", "cumulative"}
-        ``"marginal"`` accepts edge e while ``k_e < 0`` (the MAP cut along the sequence, D2); ``"cumulative"``
-        accepts it while ``K_e < 0`` (the thesis's literal rule). Both are strict (D4).
+        ``"marginal"`` accepts edge e while ``k_e < 0`` (the MAP cut along the sequence); ``"cumulative"``
+        accepts it while ``K_e < 0`` (the thesis's literal rule). Both are strict.
     max_edges : int, optional
         Accept at most this many edges.
 
@@ -337,7 +338,7 @@ class SBNWalk:
 
 def sbn_walk(cmi: np.ndarray, n_rows: float, penalty_bits: float, stopping: str = "marginal",
              max_edges: int | None = None) -> SBNWalk:
-    """The SBN forest (seed 000 sections 2.3-2.4): Kruskal's walk on the (m, m) CMI matrix (nats), cut by
+    """The SBN forest (Ruz's thesis, chapter 3): Kruskal's walk on the (m, m) CMI matrix (nats), cut by
     :func:`sbn_monitor` (``penalty_bits`` per edge, ``n_rows`` = N). Shared by :func:`~pgmpy_ext.structure.fit_sbn`
     and the M-step of CEM-SBN.
 

@@ -1,5 +1,5 @@
 """C4.5 decision tree with WEKA J48 semantics (gain ratio, multiway nominal splits, numeric thresholds,
-error-based pruning with subtree raising), used as a feature selector (BBN-DT, seed 004 section 2)."""
+error-based pruning with subtree raising), used as a feature selector (BBN-DT, Pansombut's thesis, chapter 2)."""
 
 from __future__ import annotations
 
@@ -95,7 +95,8 @@ class _Node:
 class C45Classifier(ClassifierMixin, BaseEstimator):
     """C4.5 decision tree with WEKA J48's defaults and semantics; ``used_features_`` lists the features it tests.
 
-    Seed 004 (``docs/decisions/seed004-bench-itdt.md`` section 2, decision 23): the tree BBN-DT uses to select
+    Pansombut's thesis, chapter 2 (``docs/decisions/seed004-bench-itdt.md``, "The decision tree used as feature
+    selector"; confidence 0.25 and M = 2, J48's defaults, as the thesis states none): the tree BBN-DT uses to select
     features for a Bayesian-network classifier. Growth by gain ratio among the attributes whose information gain is
     at least the average (J48's ``C45ModelSelection``); nominal attributes split multiway, numeric ones binary at a
     threshold with C4.5 Release 8's MDL correction; then collapsing and error-based pruning with subtree raising.
@@ -598,7 +599,7 @@ def used_tree_features(tree) -> np.ndarray:
 
     Accepts a fitted :class:`C45Classifier` (``used_features_``) or any fitted scikit-learn tree
     (``DecisionTreeClassifier``, ``ExtraTreeClassifier``: ``tree_.feature[tree_.feature >= 0]``), or a pipeline
-    whose last step is one (spec section 2.3).
+    whose last step is one.
 
     Examples
     --------

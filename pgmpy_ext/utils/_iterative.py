@@ -93,7 +93,8 @@ class IterativeFit:
 
 def relative_change(new: float, old: float) -> float:
     """``|new - old| / |new|`` (``inf`` when ``new`` is 0 and ``old`` is not): the objective criterion, so that
-    ``relative_change(new, old) <= tol`` is EM's ``|LL_t - LL_{t-1}| <= tol |LL_t|`` (seed 001 decision 2)."""
+    ``relative_change(new, old) <= tol`` is EM's ``|LL_t - LL_{t-1}| <= tol |LL_t|`` (the rule chosen for the EM of
+    Santafé 2007, which gives no threshold)."""
     diff = abs(float(new) - float(old))
     if diff == 0.0:
         return 0.0

@@ -31,6 +31,7 @@ def threads_scheduler():
 
 def _same(mem, got):
     assert_array_equal(got.loci_mask_, mem.loci_mask_)
+    assert_array_equal(got.ld_pruned_, mem.ld_pruned_)
     assert_array_equal(got.labels_, mem.labels_)
     assert_allclose(got.q_, mem.q_, rtol=1e-10, atol=1e-12)
     assert_allclose(got.theta_, mem.theta_, rtol=1e-10, atol=1e-13)
@@ -49,6 +50,17 @@ def test_dask_fit_equals_the_in_memory_fit(settings):
     got = PopulationEMA(n_clusters=3, random_state=0, **settings).fit(X)
     _same(mem, got)
     assert_allclose(got.predict_proba(G), mem.predict_proba(G), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.usefixtures("threads_scheduler")
+def test_dask_fit_prunes_linked_snps_as_the_in_memory_fit():
+    G, _ = _dosages(m=60)
+    G = np.repeat(G, 3, axis=1)  # every SNP three times: perfectly linked neighbours
+    G[:, 1::3][np.random.default_rng(0).random((len(G), 60)) < 0.1] = -1
+    mem = PopulationEMA(n_clusters=3, random_state=0).fit(G)
+    assert 0 < mem.ld_pruned_.sum() < G.shape[1]
+    got = PopulationEMA(n_clusters=3, random_state=0).fit(da.from_array(G, chunks=((40, 50), -1)))
+    _same(mem, got)
 
 
 @pytest.mark.usefixtures("threads_scheduler")

@@ -126,7 +126,7 @@ def test_averaging_policies_align_the_starts(policy):
 
 def test_thesis_settings_are_the_old_options():
     assert THESIS_SETTINGS == {"init": "random", "stopping": "params", "tol": 0.01, "accelerate": None,
-                               "memberships": "plug-in", "alpha": 1.0, "structure_prior": 0.5}
+                               "memberships": "plug-in", "alpha": 1.0, "structure_prior": 0.5, "ld_r2": None}
     with pytest.raises(ValueError, match="stopping"):
         PopulationEMA(stopping="ll").fit(np.array([[0, 1], [2, 1], [1, 1]]))
     with pytest.raises(ValueError, match="memberships"):
@@ -167,3 +167,80 @@ def test_stdpopsim_model_offline():
                                 n_chromosomes=1, chromosome_length=3e6, random_state=0)
     assert G.shape == (24, 300)
     assert sorted(set(pop)) == ["CEU", "CHB", "YRI"]
+
+
+# ------------------------------------------------------------------------------------------------ linkage pruning
+def _greedy_prune_ref(G, r2, window, K):
+    """Linkage pruning by its definition: the standardised dosages (missing at the mean) with the SVD start's
+    scores regressed out, r between SNPs j < k <= j + window, SNP k dropped when r^2 > max(r2, 15.1 / N) with a
+    kept SNP before it."""
+    from pgmpy_ext.popgen._engine import DosageSource
+    from pgmpy_ext.popgen._population import svd_scores_of
+
+    scores = svd_scores_of(DosageSource(G, 2), K, np.random.default_rng(0))
+    G = np.asarray(G, dtype=float)
+    obs = G >= 0
+    p = np.where(obs, G, 0).sum(axis=0) / (2.0 * obs.sum(axis=0))
+    X = np.where(obs, (G - 2 * p) / np.sqrt(2 * p * (1 - p)), 0.0)
+    Q = np.linalg.qr(scores)[0]
+    X = X - Q @ (Q.T @ X)
+    n, M = X.shape
+    t = max(r2, 15.1 / n)
+    keep = np.ones(M, dtype=bool)
+    for k in range(M):
+        for j in range(max(0, k - window), k):
+            r = X[:, j] @ X[:, k] / np.sqrt((X[:, j] @ X[:, j]) * (X[:, k] @ X[:, k]))
+            if keep[j] and r * r > t:
+                keep[k] = False
+                break
+    return keep
+
+
+def _linked_blocks(seed, n=120, n_blocks=40, size=6, flip=0.05):
+    """Blocks of ``size`` SNPs that copy one founder SNP with ``flip`` of the genotypes redrawn (strong linkage),
+    on Balding-Nichols individuals of 2 populations; some missing genotypes."""
+    rng = np.random.default_rng(seed)
+    base, pop = _dosages(n, 2, n_blocks, 0.05, seed)
+    cols = []
+    for b in range(n_blocks):
+        for _ in range(size):
+            c = base[:, b].copy()
+            redo = rng.random(n) < flip
+            c[redo] = rng.integers(0, 3, redo.sum())
+            cols.append(c)
+    G = np.stack(cols, axis=1).astype(np.int8)
+    G[rng.random(G.shape) < 0.02] = -1
+    return G, pop
+
+
+@pytest.mark.parametrize(("r2", "window"), [(0.2, 50), (0.5, 4), (0.05, 10)])
+def test_linkage_pruning_follows_its_definition(r2, window, monkeypatch):
+    import pgmpy_ext.stats._popgen as kernels
+
+    G, _ = _linked_blocks(1)
+    est = PopulationEMA(n_clusters=2, random_state=0, ld_r2=r2, ld_window=window).fit(G)
+    keep = _greedy_prune_ref(G, r2, window, 2)
+    assert_array_equal(~est.ld_pruned_, keep)
+    assert keep.sum() < G.shape[1] // 2  # linked blocks are thinned ...
+    assert_array_equal(est.loci_mask_, keep)
+    assert np.isnan(est.arc_posterior_[~keep]).all()
+    monkeypatch.setattr(kernels, "DOSAGE_BLOCK", 3 * window)  # block boundaries of the band products
+    again = PopulationEMA(n_clusters=2, random_state=0, ld_r2=r2, ld_window=window).fit(G)
+    assert_array_equal(again.ld_pruned_, est.ld_pruned_)
+    assert_array_equal(again.q_, est.q_)
+
+
+def test_linkage_pruning_keeps_unlinked_snps_and_can_be_switched_off():
+    G, pop = _dosages(150, 3, 400, 0.05, 3)
+    est = PopulationEMA(n_clusters=3, random_state=0).fit(G)
+    assert not est.ld_pruned_.any()
+    small = PopulationEMA(n_clusters=2, random_state=0).fit(G[:30])  # 30 individuals: chance r^2 is not linkage
+    assert small.ld_pruned_.mean() < 0.01
+    L, _ = _linked_blocks(2)
+    off = PopulationEMA(n_clusters=2, random_state=0, ld_r2=None).fit(L)
+    assert not off.ld_pruned_.any()
+    assert off.loci_mask_.all()
+    on = PopulationEMA(n_clusters=2, random_state=0).fit(L)
+    assert on.fst_ == pytest.approx(off.fst_, rel=0.2)  # F_ST is estimated on every polymorphic locus
+    assert on.fst_ == pytest.approx(fst_reynolds(L, on.q_), rel=1e-10)
+    assert on.predict_proba(L).shape == (len(L), 2)

@@ -201,3 +201,62 @@ def test_convergence_warning_at_max_iter(diploid):
     with pytest.warns(ConvergenceWarning, match="did not converge in max_iter=1"):
         est = PopulationEMA(n_clusters=2, n_init=1, max_iter=1, random_state=0).fit(a)
     assert not est.converged_
+
+
+@pytest.mark.parametrize("init", ["svd", "pca-kmeans"])
+def test_integer_dosages_fast_path_equals_the_allele_code_path(init, monkeypatch):
+    """An integer dosage matrix is read straight to int8 dosages (no allele codes); the fit must be the one of the
+    same data given as ``Genotypes`` (the allele-code path), bit for bit, with missing values and a monomorphic
+    locus, for an int8 DataFrame with row labels and for a uint8 array; the user's data stay unchanged."""
+    from pgmpy_ext.popgen import as_genotypes
+
+    a, _ = make_balding_nichols(n_individuals=60, n_populations=2, n_loci=120, fst=0.1, random_state=3)
+    G = a.sum(axis=2).astype(np.int8)
+    G[:, 7] = 0  # monomorphic
+    G[3, 5] = -9
+    G[10, :40] = -1
+    frame = pd.DataFrame(G, columns=[f"rs{i}" for i in range(G.shape[1])], index=[f"ind{d}" for d in range(60)])
+    before = frame.copy()
+    params = {"n_clusters": 2, "init": init, "random_state": 0}
+    ref = PopulationEMA(**params).fit(as_genotypes(frame))
+    import pgmpy_ext.popgen._population as population
+
+    def no_allele_codes(X, **kw):
+        if not hasattr(X, "alleles"):
+            raise AssertionError("the integer dosage matrix went through the allele codes")
+        return as_genotypes(X, **kw)
+
+    for X in (frame, G.astype(np.int64)):
+        with monkeypatch.context() as m:
+            m.setattr(population, "as_genotypes", no_allele_codes)
+            fast = PopulationEMA(**params).fit(X)
+        for name in ("q_", "theta_", "weights_", "loci_mask_", "cards_", "arc_posterior_", "ll_trace_"):
+            np.testing.assert_array_equal(getattr(fast, name), getattr(ref, name), err_msg=name)
+        assert fast.fst_ == ref.fst_
+        assert fast.n_iter_ == ref.n_iter_
+        assert fast.ld_inflation_ == ref.ld_inflation_
+        assert fast.allele_labels_ == ref.allele_labels_
+        np.testing.assert_array_equal(fast.predict_proba(X), ref.predict_proba(X))
+    assert list(ref.loci_) == list(PopulationEMA(**params).fit(frame).loci_)
+    assert "rs7" not in ref.loci_
+    assert list(PopulationEMA(**params).fit(frame).individuals_) == list(frame.index)
+    pd.testing.assert_frame_equal(frame, before)
+    clean = np.clip(G, 0, 2).astype(np.uint8)
+    np.testing.assert_array_equal(PopulationEMA(**params).fit(clean).q_,
+                                  PopulationEMA(**params).fit(as_genotypes(clean)).q_)
+
+
+def test_integer_dosages_fast_path_errors_name_locus_and_individual():
+    G = pd.DataFrame([[0, 1, 2], [2, 3, 1], [1, 1, 0]], columns=["a", "b", "c"], index=["x", "y", "z"],
+                     dtype=np.int8)
+    with pytest.raises(ValueError, match=r"dosage 3 for individual 'y', locus 'b'.*0\.\.2 for ploidy 2"):
+        PopulationEMA(n_clusters=2).fit(G)
+    G.loc["y"] = -9
+    with pytest.raises(ValueError, match=r"individual 'y' \(row 1\) has every locus missing"):
+        PopulationEMA(n_clusters=2).fit(G)
+    G.loc["y"] = [0, -9, -9]
+    G["a"] = 0
+    with pytest.raises(ValueError, match="individual 'y' has every polymorphic locus missing"):
+        PopulationEMA(n_clusters=2).fit(G)
+    with pytest.raises(ValueError, match="every locus is monomorphic"):
+        PopulationEMA(n_clusters=2).fit(np.zeros((4, 3), dtype=np.int8))
