@@ -931,7 +931,7 @@ def _whole_number_float(series: pd.Series) -> bool:
     return finite.size == raw[~np.isnan(raw)].size and bool(np.all(finite == np.round(finite)))
 
 
-def _numeric_profile(df: pd.DataFrame) -> list:
+def _numeric_profile(df: pd.DataFrame, sorted_out: list | None = None) -> list:
     """Per column of ``df``: None (not numeric: category, bool, object/str, ...), ``"fraction"`` (a float column
     with a value that is not a whole number, or an infinite value), or the number of distinct non-missing values of
     an integer or whole-number float column.
@@ -950,7 +950,11 @@ def _numeric_profile(df: pd.DataFrame) -> list:
             kinds = set()
         d = next(iter(kinds)) if len(kinds) == 1 else None
         if isinstance(d, np.dtype) and d.kind in "iuf" and not (d.kind == "u" and d.itemsize == 8):
-            return _profile_rows(np.array(df.to_numpy().T, order="C"), d)
+            rows = np.array(df.to_numpy().T, order="C")
+            out = _profile_rows(rows, d)
+            if sorted_out is not None:  # every column's values, sorted, a row each (a caller that sorts them too)
+                sorted_out.append(rows)
+            return out
     dtypes = list(df.dtypes)
     out: list = [None] * m
     numpy_num = [isinstance(d, np.dtype) and d.kind in "iuf" and not (d.kind == "u" and d.itemsize == 8)
@@ -1046,7 +1050,14 @@ def numeric_columns_to_discretize(df: pd.DataFrame, max_numeric_states: int | No
         raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}.")
     max_numeric_states = _check_max_numeric_states(max_numeric_states)
     limit = numeric_state_limit(df.shape[0], max_numeric_states)
-    return [col for col, prof in zip(df.columns.tolist(), _numeric_profile(df))
+    return _columns_to_discretize(df, limit)
+
+
+def _columns_to_discretize(df: pd.DataFrame, limit, sorted_out: list | None = None) -> list:
+    """:func:`numeric_columns_to_discretize` with the numeric state limit ``limit``; ``sorted_out`` (a list) gets
+    the values of every column, sorted, one row per column in frame order, when the profile sorted them that way
+    (one numeric dtype throughout)."""
+    return [col for col, prof in zip(df.columns.tolist(), _numeric_profile(df, sorted_out))
             if prof == "fraction" or (prof is not None and limit is not None and prof > limit)]
 
 

@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.preprocessing import KBinsDiscretizer
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from pgmpy_ext.data import MAX_NUMERIC_STATES, numeric_columns_to_discretize, refuse_dask, validate_frame
+from pgmpy_ext.data import MAX_NUMERIC_STATES, refuse_dask, validate_frame
 from pgmpy_ext.utils import Interval, Options, check_params, without_gc
 
 __all__ = ["EqualFrequencyDiscretizer", "EqualWidthDiscretizer"]
@@ -108,7 +108,13 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             # exactly the columns pgmpy_ext.data.encode refuses (floats with fractions, numeric columns with more
             # than MAX_NUMERIC_STATES values), plus object columns of real numbers with fractions (array input
             # of mixed type), so that Pipeline(discretiser, classifier) accepts the data as it is
-            refused = set(numeric_columns_to_discretize(frame, MAX_NUMERIC_STATES))
+            from pgmpy_ext.data._encoded import _columns_to_discretize, numeric_state_limit
+
+            sorted_rows: list = []
+            refused = set(_columns_to_discretize(frame, numeric_state_limit(frame.shape[0], MAX_NUMERIC_STATES),
+                                                 sorted_rows))
+            # the profile sorted every column's values (one numpy dtype throughout): fit reuses them (below)
+            self.__dict__["_profile_rows"] = sorted_rows[0] if sorted_rows else None
             labels = frame.columns.tolist()
             if not any(isinstance(d, np.dtype) and d.kind == "O" for d in _unique_dtypes(frame)):
                 return [c for c in labels if c in refused]
@@ -156,13 +162,20 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"Column labels must be unique; duplicated: {dup!r}.")
         self.__dict__.pop("_kbins", None)  # a refit never keeps a previous fit's sklearn discretiser
         self.__dict__.pop("_bin_edges", None)
-        self.columns_ = self._selected_columns(frame, X)
-        pos = frame.columns.get_indexer(self.columns_) if self.columns_ else np.empty(0, dtype=np.intp)
-        values = _values_block(frame, self.columns_, pos)
-        if self.columns_ and np.isnan(values).all(axis=0).any():
-            c = self.columns_[int(np.flatnonzero(np.isnan(values).all(axis=0))[0])]
-            raise ValueError(f"Column {c!r} has no observed value (all missing); a discretiser cannot cut it.")
-        cuts = self._fit_cuts(values, y) if self.columns_ else []
+        try:
+            self.columns_ = self._selected_columns(frame, X)
+            pos = frame.columns.get_indexer(self.columns_) if self.columns_ else np.empty(0, dtype=np.intp)
+            values = _values_block(frame, self.columns_, pos)
+            if self.columns_ and np.isnan(values).all(axis=0).any():
+                c = self.columns_[int(np.flatnonzero(np.isnan(values).all(axis=0))[0])]
+                raise ValueError(f"Column {c!r} has no observed value (all missing); a discretiser cannot cut it.")
+            profiled = self.__dict__.get("_profile_rows")
+            if profiled is not None:  # these columns' values sorted, as float64 (a monotone conversion: the
+                # same order), for _fit_cuts
+                self._profile_rows = profiled[pos].astype(np.float64)
+            cuts = self._fit_cuts(values, y) if self.columns_ else []
+        finally:
+            self.__dict__.pop("_profile_rows", None)
         if not self._float_cuts:
             cuts = [np.asarray(c, dtype=np.float64) for c in cuts]
         sizes = [c.size for c in cuts]
@@ -425,8 +438,10 @@ class _KBinsDiscretizer(_DiscretizerBase):
         # one row per column (a transposing copy), sorted once: the percentiles, the extremes and the number of
         # distinct values of every column are read from it along contiguous memory (values is row-major: along
         # a column, numpy's partition and sort stride across the whole row; 3x slower on 77 x 7,070)
-        rows = np.array(values.T, order="C")
-        rows.sort(axis=1)  # NaN last
+        rows = self.__dict__.get("_profile_rows")  # sorted already by the column selection (same values)
+        if rows is None or rows.shape != values.T.shape:
+            rows = np.array(values.T, order="C")
+            rows.sort(axis=1)  # NaN last
         if complete.any():
             idx = np.flatnonzero(complete)
             sub = rows if complete.all() else rows[idx]
