@@ -1016,7 +1016,8 @@ _PROFILE_COLS = 4096
 _PROFILE_CELLS = 1 << 22
 
 
-def numeric_columns_to_discretize(df: pd.DataFrame, max_numeric_states: int | None = MAX_NUMERIC_STATES) -> list:
+def numeric_columns_to_discretize(df: pd.DataFrame, max_numeric_states: int | None = MAX_NUMERIC_STATES, *,
+                                  sorted_values: list | None = None) -> list:
     """The columns of ``df`` that :func:`encode` would refuse as numeric: the ones to discretise.
 
     That is, in column order: every float column with a value that is not a whole number (or an infinite value),
@@ -1030,6 +1031,10 @@ def numeric_columns_to_discretize(df: pd.DataFrame, max_numeric_states: int | No
     df : pandas.DataFrame
     max_numeric_states : int or None, default :data:`MAX_NUMERIC_STATES`
         As in :func:`encode`; ``None`` lists only the float columns with fractions.
+    sorted_values : list, optional
+        When given and every column has one numpy numeric dtype (a matrix read into a frame), the values of every
+        column, sorted (NaN last), are appended to it as one ``(n_columns, n_rows)`` array, a row per column in
+        frame order: what the profile sorted anyway (the discretisers reuse it for their cut points).
 
     Returns
     -------
@@ -1050,14 +1055,7 @@ def numeric_columns_to_discretize(df: pd.DataFrame, max_numeric_states: int | No
         raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}.")
     max_numeric_states = _check_max_numeric_states(max_numeric_states)
     limit = numeric_state_limit(df.shape[0], max_numeric_states)
-    return _columns_to_discretize(df, limit)
-
-
-def _columns_to_discretize(df: pd.DataFrame, limit, sorted_out: list | None = None) -> list:
-    """:func:`numeric_columns_to_discretize` with the numeric state limit ``limit``; ``sorted_out`` (a list) gets
-    the values of every column, sorted, one row per column in frame order, when the profile sorted them that way
-    (one numeric dtype throughout)."""
-    return [col for col, prof in zip(df.columns.tolist(), _numeric_profile(df, sorted_out))
+    return [col for col, prof in zip(df.columns.tolist(), _numeric_profile(df, sorted_values))
             if prof == "fraction" or (prof is not None and limit is not None and prof > limit)]
 
 

@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.preprocessing import KBinsDiscretizer
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from pgmpy_ext.data import MAX_NUMERIC_STATES, refuse_dask, validate_frame
+from pgmpy_ext.data import MAX_NUMERIC_STATES, numeric_columns_to_discretize, refuse_dask, validate_frame
 from pgmpy_ext.utils import Interval, Options, check_params, without_gc
 
 __all__ = ["EqualFrequencyDiscretizer", "EqualWidthDiscretizer"]
@@ -108,11 +108,8 @@ class _DiscretizerBase(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             # exactly the columns pgmpy_ext.data.encode refuses (floats with fractions, numeric columns with more
             # than MAX_NUMERIC_STATES values), plus object columns of real numbers with fractions (array input
             # of mixed type), so that Pipeline(discretiser, classifier) accepts the data as it is
-            from pgmpy_ext.data._encoded import _columns_to_discretize, numeric_state_limit
-
             sorted_rows: list = []
-            refused = set(_columns_to_discretize(frame, numeric_state_limit(frame.shape[0], MAX_NUMERIC_STATES),
-                                                 sorted_rows))
+            refused = set(numeric_columns_to_discretize(frame, MAX_NUMERIC_STATES, sorted_values=sorted_rows))
             # the profile sorted every column's values (one numpy dtype throughout): fit reuses them (below)
             self.__dict__["_profile_rows"] = sorted_rows[0] if sorted_rows else None
             labels = frame.columns.tolist()

@@ -659,7 +659,7 @@ def posterior_columns(plan: ColumnPlan, columns: Sequence, *, n_jobs: int = 1, l
     -------
     float64 (n_rows, K)
     """
-    from pgmpy_ext.utils._math import log_normalize_rows, parallel_row_ranges
+    from pgmpy_ext.utils import log_normalize_rows, parallel_row_ranges
 
     if len(columns) != plan.n_columns:
         raise ValueError(f"expected {plan.n_columns} code arrays (one per layout column), got {len(columns)}.")
