@@ -267,14 +267,21 @@ def _clustering_section(output_dir: Path, seed: int, out, figure, pictures: list
         out(f"  adjusted Rand index with the hidden groups, {name}: {value:.3f}")
     out(f"  the latent-class model is a pgmpy network with latent node(s) {sorted(em.model_.latents)}; "
         f"BIC {em.bic(X):.1f}")
-    if figure is not None:
-        from pgmpy_ext.evaluation import plot_membership
-
-        fig = figure((9, 3.2))
-        plot_membership(em.predict_proba(X), groups=np.array([f"group {g}" for g in group]), ax=fig.subplots(),
-                        title="LatentClassEM: posterior membership of every row, grouped by its hidden group")
-        _save(fig, output_dir / "latent_classes.png", pictures, out)
+    _membership_picture(figure, em.predict_proba(X), np.array([f"group {g}" for g in group]),
+                        "LatentClassEM: posterior membership of every row, grouped by its hidden group",
+                        output_dir / "latent_classes.png", pictures, out)
     return {k: float(v) for k, v in ari.items()}
+
+
+def _membership_picture(figure, q, groups, title: str, path: Path, pictures: list, out) -> None:
+    """The membership bars of ``q`` grouped by ``groups`` saved to ``path`` (nothing without matplotlib)."""
+    if figure is None:
+        return
+    from pgmpy_ext.evaluation import plot_membership
+
+    fig = figure((9, 3.2))
+    plot_membership(q, groups=groups, ax=fig.subplots(), title=title)
+    _save(fig, path, pictures, out)
 
 
 def _population_section(output_dir: Path, seed: int, out, figure, pictures: list) -> dict:
@@ -305,13 +312,9 @@ def _population_section(output_dir: Path, seed: int, out, figure, pictures: list
         out(f"  adjusted Rand index with the demes, {name}: {value:.3f}")
     out(f"  Reynolds' F_ST between the clusters {ema.fst_:.4f}; "
         f"mean largest membership {ema.q_.max(axis=1).mean():.3f}")
-    if figure is not None:
-        from pgmpy_ext.evaluation import plot_membership
-
-        fig = figure((9, 3.2))
-        plot_membership(ema.q_, groups=population, ax=fig.subplots(),
-                        title="PopulationEMA: membership of every individual, grouped by its deme")
-        _save(fig, output_dir / "population_structure.png", pictures, out)
+    _membership_picture(figure, ema.q_, population,
+                        "PopulationEMA: membership of every individual, grouped by its deme",
+                        output_dir / "population_structure.png", pictures, out)
     return {k: float(v) for k, v in ari.items()}
 
 

@@ -349,12 +349,7 @@ def as_genotypes(X, *, ploidy: int | None = None, loci=None, individuals=None, p
             miss_g = np.isnan(num) | (num == missing_code) | (num == -1)
             ok = ~miss_g
             bad = ok & ((num < 0) | (num > p) | (num != np.round(num)))
-            if bad.any():
-                d, i = np.argwhere(bad)[0]
-                locus, lab = _where(d, i)
-                raise ValueError(f"allele code out of range: dosage {num[d, i]} for individual {lab!r}, locus "
-                                 f"{locus!r}; a dosage counts alternative alleles, 0..{p} for ploidy {p}. Pass the "
-                                 "right ploidy, or a 3-d (individuals, loci, ploidy) array for multi-allelic loci.")
+            _refuse_out_of_range(bad, num, p, _where)
             dose = np.where(ok, num, 0).astype(np.int8 if p <= 127 else np.int64)
             n_loci = arr.shape[1]
             names = loci if loci is not None else [f"L{i}" for i in range(n_loci)]
@@ -368,6 +363,16 @@ def as_genotypes(X, *, ploidy: int | None = None, loci=None, individuals=None, p
     return _finish(g, X, ploidy, loci, individuals, populations, allow_empty_individuals)
 
 
+def _refuse_out_of_range(bad: np.ndarray, values: np.ndarray, p: int, where) -> None:
+    """Raise for the first dosage outside 0..p (``bad``), naming the locus and the individual (``where(d, i)``)."""
+    if bad.any():
+        d, i = np.argwhere(bad)[0]
+        locus, lab = where(d, i)
+        raise ValueError(f"allele code out of range: dosage {values[d, i]} for individual {lab!r}, locus {locus!r}; a "
+                         f"dosage counts alternative alleles, 0..{p} for ploidy {p}. Pass the right ploidy, or a 3-d "
+                         "(individuals, loci, ploidy) array for multi-allelic loci.")
+
+
 def _int_dosages(arr: np.ndarray, p: int, missing_code: int, where) -> np.ndarray:
     """int8 dosages (``-1`` = missing) of an integer or boolean 0..p matrix, checked cell by cell like the float
     path (``missing_code`` and -1 are missing; anything else outside 0..p is an error naming the locus and the
@@ -378,12 +383,7 @@ def _int_dosages(arr: np.ndarray, p: int, missing_code: int, where) -> np.ndarra
     else:  # unsigned or boolean: nothing is missing, nothing is negative
         miss = None
         bad = arr > p
-    if bad.any():
-        d, i = np.argwhere(bad)[0]
-        locus, lab = where(d, i)
-        raise ValueError(f"allele code out of range: dosage {arr[d, i]} for individual {lab!r}, locus {locus!r}; a "
-                         f"dosage counts alternative alleles, 0..{p} for ploidy {p}. Pass the right ploidy, or a 3-d "
-                         "(individuals, loci, ploidy) array for multi-allelic loci.")
+    _refuse_out_of_range(bad, arr, p, where)
     dose = arr.astype(np.int8)  # a copy, also for int8 input
     if miss is not None:
         dose[miss] = -1
