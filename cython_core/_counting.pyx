@@ -296,40 +296,27 @@ cdef int _pairwise_grouped(const fcode_t[:, ::1] X, const intp_t[::1] features, 
             goff_w[p + 1] = goff_w[p] + gcards[a] * gcards[b] * cond_card
             p += 1
     woff_np = goff_np[-1] + np.concatenate([[0], np.cumsum(np.asarray(gcards) * cond_card)]).astype(np.intp)
-    gtab_start_np = np.zeros(G + 1, dtype=np.intp)
-    cdef intp_t[::1] gts_w = gtab_start_np
-    for a in range(G):
-        gts_w[a + 1] = gts_w[a] + gcards[a] * (G - a - 1)
-    gtab_np = np.empty(max(1, gts_w[G]), dtype=np.intp)
-    cdef intp_t[::1] gtab_w = gtab_np
-    cdef intp_t ga
-    p = 0
-    for a in range(G):
-        for b in range(a + 1, G):
-            for ga in range(gcards[a]):
-                gtab_w[gts_w[a] + ga * (G - a - 1) + (b - a - 1)] = goff_w[p] + ga * gcards[b] * cond_card
-            p += 1
     gcnt_np = np.zeros(woff_np[G], dtype=np.int32)
     cdef const intp_t[::1] goff = goff_np
     cdef const intp_t[::1] woff = woff_np
-    cdef const intp_t[::1] gtab = gtab_np
-    cdef const intp_t[::1] gtab_start = gtab_start_np
     cdef int[::1] gcnt = gcnt_np
-    # Counting: threads over row ranges, each into its own group tables and pair tables (thread 0 into gcnt and
-    # cnt, the others into private copies added in at the end: integer sums, the same counts for every thread
-    # count). Splitting the first groups instead made every thread read every row and recompute the group codes
-    # of all the groups after its first (1.35x on 2 threads).
+    # Counting: threads over row ranges, each into its own two copies of the group tables (rows 2b and 2b + 1 of
+    # ``gall``: even and odd rows of a block go to different copies, so that two consecutive increments of one
+    # cell, frequent on skewed data, do not wait for each other through memory) and its own pair tables for rows
+    # with a missing feature (thread 0 into ``cnt``, the others into private copies); all added up at the end:
+    # integer sums, the same counts for every thread count. Splitting the first groups instead made every thread
+    # read every row and recompute the group codes of all the groups after its first (1.35x on 2 threads).
     cdef intp_t n = X.shape[0]
     cdef intp_t n_rows_blocks = max(1, min(n_threads, n))
     rbounds_np = np.linspace(0, n, n_rows_blocks + 1).round().astype(np.intp)
     cdef const intp_t[::1] rbounds = rbounds_np
-    gx_np = _thread_rows(n_rows_blocks - 1, gcnt.shape[0], np.int32, 0)
+    gall_np = _thread_rows(2 * n_rows_blocks, gcnt.shape[0], np.int32, 0)
     cx_np = _thread_rows(n_rows_blocks - 1, cnt.shape[0], np.int32, 0)
-    cdef int[:, ::1] gx = gx_np
+    cdef int[:, ::1] gall = gall_np
     cdef int[:, ::1] cx = cx_np
-    ug_np = _thread_rows(n_rows_blocks, _GROUP_ROWS * 2 * G, np.intp)  # see _grouped_count
+    ug_np = _thread_rows(n_rows_blocks, _GROUP_ROWS * 2 * G, np.int32)  # see _grouped_count
     u_np = _thread_rows(n_rows_blocks, features.shape[0], np.intp)
-    cdef intp_t[:, ::1] ug = ug_np
+    cdef int[:, ::1] ug = ug_np
     cdef intp_t[:, ::1] u = u_np
     # Reading the feature pairs off the group tables: threads over ranges of first groups (disjoint outputs).
     cdef intp_t n_blocks = max(1, min(n_threads, G))
@@ -341,13 +328,14 @@ cdef int _pairwise_grouped(const fcode_t[:, ::1] X, const intp_t[::1] features, 
         for b in prange(n_rows_blocks, num_threads=n_rows_blocks, schedule="static"):
             if b == 0:
                 _grouped_count(X, features, cards, cond, cond_card, tab, tab_start, cnt, gstart, gcards, woff,
-                               gtab, gtab_start, gcnt, ug[b], u[b], rbounds[b], rbounds[b + 1])
+                               goff, gall[0], gall[1], ug[b], u[b], rbounds[b], rbounds[b + 1])
             else:
                 _grouped_count(X, features, cards, cond, cond_card, tab, tab_start, cx[b - 1], gstart, gcards,
-                               woff, gtab, gtab_start, gx[b - 1], ug[b], u[b], rbounds[b], rbounds[b + 1])
+                               woff, goff, gall[2 * b], gall[2 * b + 1], ug[b], u[b], rbounds[b], rbounds[b + 1])
+        for k in prange(gcnt.shape[0], num_threads=n_rows_blocks, schedule="static"):
+            for t in range(2 * n_rows_blocks):
+                gcnt[k] += gall[t, k]
         for t in range(n_rows_blocks - 1):
-            for k in prange(gcnt.shape[0], num_threads=n_rows_blocks, schedule="static"):
-                gcnt[k] += gx[t, k]
             for k in prange(cnt.shape[0], num_threads=n_rows_blocks, schedule="static"):
                 cnt[k] += cx[t, k]
         for b in prange(n_blocks, num_threads=n_blocks, schedule="static"):
@@ -363,32 +351,31 @@ cdef inline intp_t _pair_index(intp_t i, intp_t j, intp_t m) noexcept nogil:
 cdef void _grouped_count(const fcode_t[:, ::1] X, const intp_t[::1] features, const intp_t[::1] cards,
                          intp_t cond, intp_t K, const intp_t[::1] tab,
                          const intp_t[::1] tab_start, int[::1] cnt, const intp_t[::1] gstart,
-                         const intp_t[::1] gcards, const intp_t[::1] woff,
-                         const intp_t[::1] gtab, const intp_t[::1] gtab_start, int[::1] gcnt, intp_t[::1] ug,
+                         const intp_t[::1] gcards, const intp_t[::1] woff, const intp_t[::1] goff,
+                         int[::1] g0, int[::1] g1, int[::1] ug,
                          intp_t[::1] u, intp_t row_lo, intp_t row_hi) noexcept nogil:
-    """Rows row_lo <= r < row_hi into every group-pair table (and every group's own table) of ``gcnt``; rows with
-    a missing feature counted pair by pair into ``cnt``."""
+    """Rows row_lo <= r < row_hi into every group-pair table (and every group's own table) of ``g0`` (even rows
+    of a block) and ``g1`` (odd rows); rows with a missing feature counted pair by pair into ``cnt``."""
     cdef intp_t n = row_hi
     cdef intp_t m = features.shape[0]
     cdef intp_t G = gcards.shape[0]
-    cdef intp_t r, a, b, t, i, j, c, g, q
-    cdef intp_t a_lo = 0
-    cdef intp_t a_hi = G
-    cdef intp_t i_lo = 0
-    cdef intp_t i_hi = m
+    cdef intp_t r, a, b, t, i, j, c, g, q, s
     cdef code_t v
     cdef bint ok
-    # Rows in blocks of _GROUP_ROWS: first every row's group codes into ``ug`` (column-major: the codes of group a
-    # for the block's rows at ug[a * _GROUP_ROWS + r], g * K + c; its row of the group-pair offsets at
-    # ug[(G + a) * _GROUP_ROWS + r]); a row with a missing feature is counted pair by pair at once and left out of
-    # the block. Then pair by pair: one group-pair table (g_a, g_b, c), a few thousand cells, stays in L1 while
-    # every row of the block is added to it (row by row, each row touched all G * (G - 1) / 2 tables: L2 misses).
-    cdef intp_t* ua
-    cdef intp_t* qa
-    cdef intp_t* ub
-    cdef int* gcp = &gcnt[0]
-    cdef const intp_t* gtp = &gtab[0]
-    cdef intp_t r0, r1, nb, RB = _GROUP_ROWS, w
+    # Rows in blocks of _GROUP_ROWS: first every row's group codes into ``ug`` (column-major: for group a and the
+    # block's rows, g * K + c at ug[a * _GROUP_ROWS + r] and g at ug[(G + a) * _GROUP_ROWS + r]); a row with a
+    # missing feature is counted pair by pair at once and left out of the block. Then pair by pair: one
+    # group-pair table (g_a, g_b, c), a few thousand cells, stays in L1 while every row of the block is added to
+    # it at g_a * (card(g_b) * K) + g_b * K + c (row by row, each row touched all G * (G - 1) / 2 tables: L2
+    # misses).
+    cdef int* ua
+    cdef int* ga
+    cdef int* ub
+    cdef int* t0
+    cdef int* t1
+    cdef int* gp0 = &g0[0]
+    cdef int* gp1 = &g1[0]
+    cdef intp_t r0, r1, nb, RB = _GROUP_ROWS, p
     r0 = row_lo
     while r0 < n:
         r1 = min(r0 + RB, n)
@@ -401,7 +388,7 @@ cdef void _grouped_count(const fcode_t[:, ::1] X, const intp_t[::1] features, co
             else:
                 c = 0
             ok = True
-            for a in range(a_lo, G):
+            for a in range(G):
                 g = 0
                 for t in range(gstart[a], gstart[a + 1]):
                     v = X[r, features[t]]
@@ -411,13 +398,13 @@ cdef void _grouped_count(const fcode_t[:, ::1] X, const intp_t[::1] features, co
                     g = g * cards[t] + v
                 if not ok:
                     break
-                ug[a * RB + nb] = g * K + c
-                ug[(G + a) * RB + nb] = gtab_start[a] + g * (G - a - 1) - (a + 1)
-            if not ok:  # a missing feature: this row pair by pair, first features i_lo <= i < i_hi
-                for j in range(i_lo, m):
+                ug[a * RB + nb] = <int>(g * K + c)
+                ug[(G + a) * RB + nb] = <int>g
+            if not ok:  # a missing feature: this row pair by pair
+                for j in range(m):
                     v = X[r, features[j]]
                     u[j] = -1 if v < 0 else v * K + c
-                for i in range(i_lo, i_hi):
+                for i in range(m):
                     if u[i] < 0:
                         continue
                     q = tab_start[i] + ((u[i] - c) // K) * (m - i - 1) - (i + 1)
@@ -426,16 +413,32 @@ cdef void _grouped_count(const fcode_t[:, ::1] X, const intp_t[::1] features, co
                             cnt[tab[q + j] + u[j]] += 1
                 continue
             nb += 1
-        for a in range(a_lo, a_hi):
+        p = 0
+        for a in range(G):
             ua = &ug[a * RB]
-            qa = &ug[(G + a) * RB]
-            w = woff[a]
-            for r in range(nb):
-                gcp[w + ua[r]] += 1
+            ga = &ug[(G + a) * RB]
+            t0 = gp0 + woff[a]
+            t1 = gp1 + woff[a]
+            r = 0
+            while r + 1 < nb:
+                t0[ua[r]] += 1
+                t1[ua[r + 1]] += 1
+                r += 2
+            if r < nb:
+                t0[ua[r]] += 1
             for b in range(a + 1, G):
                 ub = &ug[b * RB]
-                for r in range(nb):
-                    gcp[gtp[qa[r] + b] + ub[r]] += 1
+                s = gcards[b] * K
+                t0 = gp0 + goff[p]
+                t1 = gp1 + goff[p]
+                p += 1
+                r = 0
+                while r + 1 < nb:
+                    t0[ga[r] * s + ub[r]] += 1
+                    t1[ga[r + 1] * s + ub[r + 1]] += 1
+                    r += 2
+                if r < nb:
+                    t0[ga[r] * s + ub[r]] += 1
         r0 = r1
 
 
