@@ -375,31 +375,37 @@ cdef void _grouped_count(const fcode_t[:, ::1] X, const intp_t[::1] features, co
     cdef int* t1
     cdef int* gp0 = &g0[0]
     cdef int* gp1 = &g1[0]
+    cdef int* ugp = &ug[0]
+    cdef const intp_t* gsp = &gstart[0]
+    cdef const intp_t* fp = &features[0]
+    cdef const intp_t* cp = &cards[0]
+    cdef const fcode_t* row
+    cdef int neg
     cdef intp_t r0, r1, nb, RB = _GROUP_ROWS, p
     r0 = row_lo
     while r0 < n:
         r1 = min(r0 + RB, n)
         nb = 0
         for r in range(r0, r1):
+            row = &X[r, 0]
             if cond >= 0:
-                c = X[r, cond]
+                c = row[cond]
                 if c < 0:
                     continue
             else:
                 c = 0
-            ok = True
+            # codes of every group, a missing feature (a negative code) noticed once per row through the sign
+            # bit of ``neg``; a skipped row's entries are overwritten by the next row's
+            neg = 0
             for a in range(G):
                 g = 0
-                for t in range(gstart[a], gstart[a + 1]):
-                    v = X[r, features[t]]
-                    if v < 0:
-                        ok = False
-                        break
-                    g = g * cards[t] + v
-                if not ok:
-                    break
-                ug[a * RB + nb] = <int>(g * K + c)
-                ug[(G + a) * RB + nb] = <int>g
+                for t in range(gsp[a], gsp[a + 1]):
+                    v = row[fp[t]]
+                    neg = neg | v
+                    g = g * cp[t] + v
+                ugp[a * RB + nb] = <int>(g * K + c)
+                ugp[(G + a) * RB + nb] = <int>g
+            ok = neg >= 0
             if not ok:  # a missing feature: this row pair by pair
                 for j in range(m):
                     v = X[r, features[j]]
