@@ -247,7 +247,7 @@ cdef void _pairwise_block(const fcode_t[:, ::1] X, const intp_t[::1] features,
 cdef intp_t _GROUP_SIZE = 3         # features per group at most
 cdef intp_t _GROUP_CARD = 64        # product of the cardinalities in a group at most
 cdef intp_t _GROUP_CELLS = 1 << 19  # int32 cells of all group tables at most (2 MiB: about one core's L2)
-cdef intp_t _GROUP_ROWS = 512       # rows per block of the grouped path (their group codes: G * 8 KiB)
+cdef intp_t _GROUP_ROWS = 256       # rows per block of the grouped path (their group codes: G * 8 KiB)
 
 
 def _feature_groups(cards, intp_t cond_card, intp_t n, bint force):
