@@ -223,6 +223,30 @@ def test_pairwise_counts_grouped_is_taken_for_many_rows_and_equal():
     assert_array_equal(pairwise_counts(data, cond="c10").flat, plain)
 
 
+@pytest.mark.parametrize("n", [1, 2, 255, 256, 257, 777], ids=lambda n: f"{n}rows")
+@pytest.mark.parametrize("cards", [[2, 3], [4, 4, 4, 3], [2, 3, 4, 2, 3, 2, 4]], ids=["1group", "2groups", "3groups"])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_pairwise_counts_grouped_blocks_parity_and_group_margins(n, cards, n_threads):
+    # the grouped path counts even and odd rows of each 256-row block into two table copies and takes each
+    # group's own (g, c) table as a margin of a group-pair table (the last group's: of its pair with group 0);
+    # row counts around the block size, one to three groups, a missing feature and a missing class
+    rng = np.random.default_rng(n)
+    cards = np.array([*cards, 3], dtype=np.intp)
+    X = np.stack([rng.integers(0, c, n) for c in cards], axis=1).astype(np.int8)
+    X[:, 1] = np.where(rng.random(n) < 0.7, 0, X[:, 1])  # skewed: runs of one cell
+    if n > 2:
+        X[n // 2, 0] = -1
+        X[n - 1, -1] = -1
+    feats = list(range(len(cards) - 1))
+    assert _counting._feature_groups(cards[feats], 3, n, True) is not None
+    grouped, off = _pairwise_raw(X, feats, cards, len(cards) - 1, 3, n_threads, 1)
+    plain, _ = _pairwise_raw(X, feats, cards, len(cards) - 1, 3, 1, 0)
+    assert_array_equal(grouped, plain)
+    ref = pairwise_counts_ref(X, feats, cards[feats], len(cards) - 1, 3)
+    for p, (i, j) in enumerate((i, j) for i in range(len(feats)) for j in range(i + 1, len(feats))):
+        assert_array_equal(grouped[off[p]:off[p + 1]].reshape(cards[i], cards[j], 3), ref[(i, j)])
+
+
 @given(coded_data(max_cols=6))
 def test_pairwise_counts_thread_count_bit_identical(d):
     X, cards, w = d
