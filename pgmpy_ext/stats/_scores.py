@@ -90,7 +90,8 @@ def local_score(kind: str, counts, n_total: float | None = None, *, equivalent_s
     >>> round(local_score("k2", counts), 6)           # log(3! 1! / 5!) + log(4! / 5!) = log(1/100)
     -4.60517
     """
-    check_option(kind, "kind", SCORE_KINDS)
+    if not (type(kind) is str and kind in SCORE_KINDS):  # the plain-string test first: this runs once a family
+        check_option(kind, "kind", SCORE_KINDS)
     table = np.asarray(counts, dtype=np.float64)
     if table.ndim == 0 or table.shape[0] == 0 or table.size == 0:
         raise ValueError(f"counts has shape {table.shape}; a family table needs at least one child state and one "
