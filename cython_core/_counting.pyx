@@ -257,12 +257,14 @@ def _feature_groups(cards, intp_t cond_card, intp_t n, bint force):
     tables would not fit ``_GROUP_CELLS``, or (unless ``force``) the rows are too few to repay reading the pair
     tables off the group tables."""
     m = len(cards)
-    for size in range(_GROUP_SIZE, 1, -1):
+    # without a conditioning variable a group-pair table has a third of the cells: larger groups still fit L1
+    max_card = _GROUP_CARD if cond_card > 1 else 3 * _GROUP_CARD
+    for size in range(_GROUP_SIZE + (cond_card == 1), 1, -1):
         starts, gcards = [0], []
         t = 0
         while t < m:
             prod, k = int(cards[t]), 1
-            while k < size and t + k < m and prod * int(cards[t + k]) <= _GROUP_CARD:
+            while k < size and t + k < m and prod * int(cards[t + k]) <= max_card:
                 prod *= int(cards[t + k])
                 k += 1
             gcards.append(prod)

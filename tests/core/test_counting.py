@@ -202,6 +202,10 @@ def test_pairwise_feature_groups():
     assert starts.tolist() == [0, 3, 5, 8, 9]
     assert gcards.tolist() == [64, 16, 20, 8]
     assert groups(np.array([9, 9, 9]), 2, 10**6, True) is None  # no two features fit one group
+    # unconditioned (cond_card 1): runs of at most 4 with product <= 192
+    starts, gcards = groups(np.array([3, 3, 3, 3, 4, 4, 4, 4, 2]), 1, 10**6, False)
+    assert starts.tolist() == [0, 4, 7, 9]
+    assert gcards.tolist() == [81, 64, 8]
     assert groups(np.array([2] * 12), 3, 50, False) is None  # too few rows to pay for reading the pairs off
     assert groups(np.array([2] * 12), 3, 50, True) is not None
 
@@ -245,6 +249,25 @@ def test_pairwise_counts_grouped_blocks_parity_and_group_margins(n, cards, n_thr
     ref = pairwise_counts_ref(X, feats, cards[feats], len(cards) - 1, 3)
     for p, (i, j) in enumerate((i, j) for i in range(len(feats)) for j in range(i + 1, len(feats))):
         assert_array_equal(grouped[off[p]:off[p + 1]].reshape(cards[i], cards[j], 3), ref[(i, j)])
+
+
+def test_pairwise_counts_grouped_unconditioned_groups_of_four():
+    # without a conditioning variable groups hold up to 4 features (product <= 192)
+    rng = np.random.default_rng(11)
+    n, cards = 3_000, np.array([3, 3, 3, 3, 4, 4, 4, 2, 2, 2, 2, 3, 2], dtype=np.intp)
+    X = np.stack([rng.integers(0, c, n) for c in cards], axis=1).astype(np.int16)
+    X[:, 2] = (X[:, 0] + X[:, 5]) % 3
+    X[[5, 2999], 7] = -1
+    feats = list(range(len(cards)))
+    starts, gcards = _counting._feature_groups(cards, 1, n, True)
+    assert max(np.diff(starts)) == 4
+    plain, off = _pairwise_raw(X, feats, cards, None, 1, 1, 0)
+    for nt in (1, 2):
+        grouped, _ = _pairwise_raw(X, feats, cards, None, 1, nt, 1)
+        assert_array_equal(grouped, plain)
+    ref = pairwise_counts_ref(X, feats, cards, None, 1)
+    for p, (i, j) in enumerate((i, j) for i in range(len(feats)) for j in range(i + 1, len(feats))):
+        assert_array_equal(plain[off[p]:off[p + 1]].reshape(cards[i], cards[j], 1), ref[(i, j)])
 
 
 @given(coded_data(max_cols=6))
