@@ -169,8 +169,8 @@ class FamilyCounter:
         self.dense_max_cells = max(65536, 2 * n_rows) if dense_max_cells is None else int(dense_max_cells)
         # Searches score the families of one and two columns of every variable: after _PAIR_WARMUP of them, every
         # pair table is counted in one pass (pairwise_counts) and every one-column table in another
-        # (family_counts_many), when they fit in _PAIR_MAX_CELLS, and served from there (the same integer, or
-        # row-order weighted, sums)
+        # (family_counts_many; unweighted, columns without a missing value as margins of a pair table), when
+        # they fit in _PAIR_MAX_CELLS, and served from there (the same integer, or row-order weighted, sums)
         self._data = data
         self._weights_arg = weights
         self._pair_requests = 0
@@ -238,8 +238,34 @@ class FamilyCounter:
         if int(pair_offsets(self.cards)[-1]) > _PAIR_MAX_CELLS or data.n_cols < 2:
             self._pairs = False
             return
-        self._pairs = pairwise_counts(data, list(data.columns), weights=self._weights_arg)
-        singles = family_counts_many(data, [(c, []) for c in data.columns], self._weights_arg)
+        pairs = self._pairs = pairwise_counts(data, list(data.columns), weights=self._weights_arg)
+        m = data.n_cols
+        singles = [None] * m
+        if not self._weights.shape[0]:
+            # Unweighted: a pair table that holds every row has no missing value in either column, so its margins
+            # are those columns' tables, the same integers as counting them (float64 sums of integers are exact).
+            full = np.flatnonzero(np.add.reduceat(pairs.flat, pairs.offsets[:-1]) == data.n_rows)
+            if full.size:
+                iu, ju = np.triu_indices(m, k=1)
+                left = m
+                for p in full.tolist():
+                    i, j = int(iu[p]), int(ju[p])
+                    if singles[i] is not None and singles[j] is not None:
+                        continue
+                    t = pairs.flat[pairs.offsets[p]:pairs.offsets[p + 1]].reshape(self._cards[i], self._cards[j])
+                    if singles[i] is None:
+                        singles[i] = t.sum(axis=1)
+                        left -= 1
+                    if singles[j] is None:
+                        singles[j] = t.sum(axis=0)
+                        left -= 1
+                    if not left:
+                        break
+        rest = [k for k in range(m) if singles[k] is None]
+        if rest:
+            counted = family_counts_many(data, [(data.columns[k], []) for k in rest], self._weights_arg)
+            for k, t in zip(rest, counted):
+                singles[k] = t
         self._singles = [np.asarray(t, dtype=np.float64) for t in singles]
 
     def _what(self, cols: np.ndarray) -> str:

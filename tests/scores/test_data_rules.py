@@ -156,16 +156,20 @@ def test_numeric_rule_in_scores():
     assert np.isfinite(K2Score(cat).local_score("B", ("amount",)))
 
 
-def test_bulk_pair_tables_give_the_per_family_scores():
+@pytest.mark.parametrize("masked", [list(range(7)), [0, 3], []], ids=["all-missing", "some-missing", "complete"])
+def test_bulk_pair_tables_give_the_per_family_scores(masked):
     """Issue 25: after a few one-parent families, FamilyCounter counts every pair table and every one-column table
     in two passes and serves the rest from them; the scores are those of one counting pass per family (integer
-    counts; weighted counts summed in the same row order), with missing cells skipped per family."""
+    counts; weighted counts summed in the same row order), with missing cells skipped per family. Unweighted, the
+    one-column table of a column in a pair table that holds every row is that table's margin."""
     from pgmpy_ext.data import encode
     from pgmpy_ext.stats import FamilyCounter
 
     rng = np.random.default_rng(5)
     df = pd.DataFrame({f"c{k}": rng.integers(0, 2 + k % 3, 400).astype(float) for k in range(7)})
-    df = df.mask(rng.random(df.shape) < 0.05)
+    mask = rng.random(df.shape) < 0.05
+    mask[:, [k for k in range(7) if k not in masked]] = False
+    df = df.mask(mask)
     data = encode(df, missing="skip")
     for weights in (None, rng.random(400) * 3):
         bulk = FamilyCounter(data, weights)
