@@ -175,6 +175,7 @@ class FamilyCounter:
         self._weights_arg = weights
         self._pair_requests = 0
         self._pairs = None
+        self._pair_views = None
         self._singles = None
 
     @property
@@ -228,8 +229,11 @@ class FamilyCounter:
         p = int(parents[0])
         if p == child:
             return None
-        t = self._pairs.table(child, p)[:, :, 0]
-        return np.ascontiguousarray(t), cards[p]
+        m = len(cards)
+        if child < p:  # the (child, parent) view of the flat tables, C-contiguous already
+            return self._pair_views[child * m - child * (child + 1) // 2 + (p - child - 1)], cards[p]
+        t = self._pair_views[p * m - p * (p + 1) // 2 + (child - p - 1)]
+        return np.ascontiguousarray(t.T), cards[p]
 
     def _build_pairs(self) -> None:
         from pgmpy_ext.stats._counting import family_counts_many, pair_offsets, pairwise_counts
@@ -240,6 +244,11 @@ class FamilyCounter:
             return
         pairs = self._pairs = pairwise_counts(data, list(data.columns), weights=self._weights_arg)
         m = data.n_cols
+        # (card_i, card_j) views of every pair i < j, in pair order, so that serving a family costs no arithmetic
+        # on numpy scalars
+        off, cards, flat = pairs.offsets.tolist(), self._cards, pairs.flat
+        self._pair_views = [flat[off[p]:off[p + 1]].reshape(cards[i], cards[j])
+                            for p, (i, j) in enumerate((i, j) for i in range(m) for j in range(i + 1, m))]
         singles = [None] * m
         if not self._weights.shape[0]:
             # Unweighted: a pair table that holds every row has no missing value in either column, so its margins
