@@ -1,0 +1,170 @@
+"""SAMBA for issue 29: planted-bicluster recovery, leukemia bicluster sizes and class purity, bounded kernel work.
+
+Compares this checkout's SAMBA with the one of an older revision (``--old-rev``, loaded from ``git show``) on:
+
+* ``planted``: ``make_planted_biclusters`` (65 samples x 500 genes, one "+", one "-" and one mixed bicluster of
+  ``rows`` samples x 40 genes, each cell N(0, 1) plus ``shift`` inside a bicluster) for a grid of bicluster sizes
+  and shifts (the noise level is 1 / shift). Scores are Prelic et al. (2006)'s match score on the gene sets and on
+  the sample sets: recovery = mean over planted biclusters of the best Jaccard with a found one, relevance = mean
+  over found biclusters of the best Jaccard with a planted one.
+* ``leukemia``: SAMBA on each training fold (stratified 5-fold, seed 0) with the defaults and with the calibrated
+  settings of the seed 004 reproduction: number of biclusters, samples and genes per bicluster (median, mean),
+  class purity (majority-class fraction of a bicluster's samples; the fold's majority rate is the chance level).
+* ``kernel``: ``kernel_size`` 3, 6, 10 on a 65 x 100 standard-normal matrix: seconds and peak resident memory
+  (each in a fresh process).
+
+    nice -n 10 python benchmarks/samba_issue29.py planted leukemia kernel --old-rev 225e614
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.getcwd())  # measure the checkout we are run from
+
+from pgmpy_ext.biclustering import SAMBA  # noqa: E402
+from pgmpy_ext.datasets import make_planted_biclusters  # noqa: E402
+
+CALIBRATED = {"threshold": 0.75, "p_c": 0.5, "min_rows": 4, "max_overlap": 0.65}
+
+
+def old_samba(rev: str):
+    src = subprocess.run(["git", "show", f"{rev}:pgmpy_ext/biclustering/_samba.py"], capture_output=True, text=True,
+                         check=True).stdout
+    path = os.path.join(tempfile.mkdtemp(), "samba_old.py")
+    with open(path, "w") as f:
+        f.write(src)
+    spec = importlib.util.spec_from_file_location("samba_old", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.SAMBA
+
+
+def match_score(a: list[set], b: list[set]) -> float:
+    """Prelic et al. (2006): mean over the sets of ``a`` of the best Jaccard index with a set of ``b``."""
+    if not a:
+        return np.nan
+    if not b:
+        return 0.0
+    return float(np.mean([max(len(x & y) / len(x | y) for y in b) for x in a]))
+
+
+def planted(impls, seeds=(0, 1)):
+    out = []
+    for rows in (6, 10, 15, 25):
+        for shift in (1.5, 2.0, 3.0):
+            for name, cls in impls.items():
+                acc = []
+                for seed in seeds:
+                    X, _, pl = make_planted_biclusters(n_genes=500, n_biclusters=(1, 1, 1), bicluster_rows=(rows, rows),
+                                                       bicluster_cols=(40, 40), shift=shift, random_state=seed)
+                    t = time.perf_counter()
+                    est = cls(random_state=seed).fit(X)
+                    el = time.perf_counter() - t
+                    pg = [set(b["cols"].tolist()) for b in pl]
+                    ps = [set(b["rows"].tolist()) for b in pl]
+                    fg = [set(np.flatnonzero(c).tolist()) for c in est.columns_]
+                    fs = [set(np.flatnonzero(r).tolist()) for r in est.rows_]
+                    acc.append([match_score(pg, fg), match_score(ps, fs), match_score(fg, pg), match_score(fs, ps),
+                                len(fg), el])
+                m = np.nanmean(np.array(acc, dtype=float), axis=0)
+                out.append({"rows": rows, "shift": shift, "impl": name, "gene_recovery": m[0],
+                            "sample_recovery": m[1], "gene_relevance": m[2], "sample_relevance": m[3],
+                            "n_found": m[4], "seconds": m[5]})
+                print(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in out[-1].items()}),
+                      flush=True)
+    return out
+
+
+def leukemia(impls, n_folds=5):
+    from pgmpy_ext.experiments._seed004_bench import _load, folds
+
+    X, y = _load("leukemia", None)
+    for setting, params in (("defaults", {}), ("calibrated", CALIBRATED)):
+        for name, cls in impls.items():
+            rows, genes, pur, chance, ks, secs = [], [], [], [], [], []
+            for f, (tr, _) in enumerate(folds(y, "stratified", n_folds, 0)):
+                t = time.perf_counter()
+                est = cls(random_state=f, **params).fit(X[tr])
+                secs.append(time.perf_counter() - t)
+                yt = y[tr]
+                vals, cnt = np.unique(yt, return_counts=True)
+                chance.append(cnt.max() / cnt.sum())
+                ks.append(len(est.rows_))
+                for r, c in zip(est.rows_, est.columns_):
+                    rows.append(int(r.sum()))
+                    genes.append(int(c.sum()))
+                    _, cc = np.unique(yt[r], return_counts=True)
+                    pur.append(cc.max() / cc.sum())
+            rec = {"setting": setting, "impl": name, "biclusters_per_fold": float(np.mean(ks)),
+                   "rows_median": float(np.median(rows)) if rows else 0, "rows_mean": float(np.mean(rows)) if rows else 0,
+                   "rows_max": int(max(rows)) if rows else 0,
+                   "genes_median": float(np.median(genes)) if genes else 0,
+                   "genes_mean": float(np.mean(genes)) if genes else 0,
+                   "purity_mean": float(np.mean(pur)) if pur else np.nan,
+                   "purity_ge_0.9": float(np.mean(np.array(pur) >= 0.9)) if pur else np.nan,
+                   "chance": float(np.mean(chance)), "seconds_per_fold": float(np.mean(secs)),
+                   "load": os.getloadavg()}
+            print(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in rec.items()}), flush=True)
+
+
+def kernel(old_rev):
+    code = r"""
+import sys, time, os, resource
+import numpy as np
+sys.path.insert(0, os.getcwd())
+which, k = sys.argv[1], int(sys.argv[2])
+if which == "old":
+    sys.path.insert(0, os.path.dirname(sys.argv[3]))
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("samba_old", sys.argv[3])
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod); S = mod.SAMBA
+else:
+    from pgmpy_ext.biclustering import SAMBA as S
+X = np.random.default_rng(0).normal(size=(65, 100))
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t = time.perf_counter(); est = S(kernel_size=k, random_state=0).fit(X); el = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(f"{which} kernel_size={k}: {el:.2f} s, peak RSS {peak // 1024} MB (+{(peak - base) // 1024} MB in fit), "
+      f"{len(est.rows_)} biclusters, load {tuple(round(x, 2) for x in os.getloadavg())}", flush=True)
+"""
+    src = subprocess.run(["git", "show", f"{old_rev}:pgmpy_ext/biclustering/_samba.py"], capture_output=True,
+                         text=True, check=True).stdout
+    d = tempfile.mkdtemp()
+    with open(os.path.join(d, "samba_old.py"), "w") as f:
+        f.write(src)
+    for which in ("new", "old"):
+        for k in (3, 6, 10):
+            if which == "old" and k == 10:
+                continue  # C(d, 10) subsets listed before sampling: does not finish
+            subprocess.run([sys.executable, "-c", code, which, str(k), os.path.join(d, "samba_old.py")], check=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("parts", nargs="+", choices=["planted", "leukemia", "kernel"])
+    ap.add_argument("--old-rev", default=None)
+    a = ap.parse_args()
+    impls = {"new": SAMBA}
+    if a.old_rev:
+        impls["old"] = old_samba(a.old_rev)
+    print("load average", os.getloadavg())
+    if "planted" in a.parts:
+        planted(impls)
+    if "leukemia" in a.parts:
+        leukemia(impls)
+    if "kernel" in a.parts and a.old_rev:
+        kernel(a.old_rev)
+
+
+if __name__ == "__main__":
+    main()
