@@ -11,7 +11,7 @@ Compares this checkout's SAMBA with the one of an older revision (``--old-rev``,
   settings of the seed 004 reproduction: number of biclusters, samples and genes per bicluster (median, mean),
   class purity (majority-class fraction of a bicluster's samples; the fold's majority rate is the chance level).
 * ``kernel``: ``kernel_size`` 3, 6, 10 on a 65 x 100 standard-normal matrix: seconds and peak resident memory
-  (each in a fresh process).
+  (peak memory traced by ``tracemalloc``; numpy reports its buffers to it).
 
     nice -n 10 python benchmarks/samba_issue29.py planted leukemia kernel --old-rev 225e614
 """
@@ -85,11 +85,12 @@ def planted(impls, seeds=(0, 1)):
     return out
 
 
-def leukemia(impls, n_folds=5):
+def leukemia(impls, n_folds=5, settings=None):
     from pgmpy_ext.experiments._seed004_bench import _load, folds
 
     X, y = _load("leukemia", None)
-    for setting, params in (("defaults", {}), ("calibrated", CALIBRATED)):
+    settings = settings or {"defaults": {}, "calibrated": CALIBRATED}
+    for setting, params in settings.items():
         for name, cls in impls.items():
             rows, genes, pur, chance, ks, secs = [], [], [], [], [], []
             for f, (tr, _) in enumerate(folds(y, "stratified", n_folds, 0)):
@@ -106,7 +107,8 @@ def leukemia(impls, n_folds=5):
                     _, cc = np.unique(yt[r], return_counts=True)
                     pur.append(cc.max() / cc.sum())
             rec = {"setting": setting, "impl": name, "biclusters_per_fold": float(np.mean(ks)),
-                   "rows_median": float(np.median(rows)) if rows else 0, "rows_mean": float(np.mean(rows)) if rows else 0,
+                   "rows_median": float(np.median(rows)) if rows else 0,
+                   "rows_mean": float(np.mean(rows)) if rows else 0,
                    "rows_max": int(max(rows)) if rows else 0,
                    "genes_median": float(np.median(genes)) if genes else 0,
                    "genes_mean": float(np.mean(genes)) if genes else 0,
@@ -119,7 +121,7 @@ def leukemia(impls, n_folds=5):
 
 def kernel(old_rev):
     code = r"""
-import sys, time, os, resource
+import sys, time, os
 import numpy as np
 sys.path.insert(0, os.getcwd())
 which, k = sys.argv[1], int(sys.argv[2])
@@ -131,10 +133,11 @@ if which == "old":
 else:
     from pgmpy_ext.biclustering import SAMBA as S
 X = np.random.default_rng(0).normal(size=(65, 100))
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+import tracemalloc
+tracemalloc.start()
 t = time.perf_counter(); est = S(kernel_size=k, random_state=0).fit(X); el = time.perf_counter() - t
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(f"{which} kernel_size={k}: {el:.2f} s, peak RSS {peak // 1024} MB (+{(peak - base) // 1024} MB in fit), "
+peak = tracemalloc.get_traced_memory()[1]
+print(f"{which} kernel_size={k}: {el:.2f} s, peak traced memory in fit {peak / 2**20:.0f} MB, "
       f"{len(est.rows_)} biclusters, load {tuple(round(x, 2) for x in os.getloadavg())}", flush=True)
 """
     src = subprocess.run(["git", "show", f"{old_rev}:pgmpy_ext/biclustering/_samba.py"], capture_output=True,
@@ -153,6 +156,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("parts", nargs="+", choices=["planted", "leukemia", "kernel"])
     ap.add_argument("--old-rev", default=None)
+    ap.add_argument("--settings", default=None, help='JSON {"name": {SAMBA params}} for the leukemia part')
     a = ap.parse_args()
     impls = {"new": SAMBA}
     if a.old_rev:
@@ -161,7 +165,7 @@ def main():
     if "planted" in a.parts:
         planted(impls)
     if "leukemia" in a.parts:
-        leukemia(impls)
+        leukemia(impls, settings=json.loads(a.settings) if a.settings else None)
     if "kernel" in a.parts and a.old_rev:
         kernel(a.old_rev)
 

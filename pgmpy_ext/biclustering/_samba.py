@@ -30,6 +30,30 @@ _CHUNK = 1 << 22
 _LIST_FACTOR = 4
 
 
+def _best_per_gene(E: np.ndarray, kernels: np.ndarray, k: int, n_seeds: int, block: int = 512) -> np.ndarray:
+    """The paper's ``best[v][1..k]``: of ``kernels`` (heaviest first), keep a kernel while at least one of the genes
+    joined to all its properties has fewer than ``k`` heavier kernels kept; stop after ``n_seeds``.
+
+    Scans the kernels in blocks (one boolean gene row per kernel), so the cost is the number of kernels looked at
+    times ``n_genes``, not the size of the hash table.
+    """
+    used = np.zeros(E.shape[1], dtype=np.int64)
+    keep: list[int] = []
+    for b0 in range(0, kernels.shape[0], block):
+        ker = kernels[b0:b0 + block]
+        G = E[ker[:, 0]].copy()
+        for j in range(1, ker.shape[1]):
+            G &= E[ker[:, j]]
+        for i in range(ker.shape[0]):
+            g = G[i]
+            if np.any(used[g] < k):
+                used[g] += 1
+                keep.append(b0 + i)
+                if len(keep) >= n_seeds:
+                    return kernels[np.asarray(keep, dtype=np.intp)]
+    return kernels[np.asarray(keep, dtype=np.intp)]
+
+
 def _draw_subsets(rng: np.random.Generator, d: int, s: int, shape: tuple) -> np.ndarray:
     """Uniform random ``s``-subsets of ``range(d)``, one per cell of ``shape``, each sorted ascending.
 
@@ -87,7 +111,8 @@ class SAMBA(BiclusterMixin, BaseEstimator):
     kernel_size : int, default 3
         Properties per seed kernel (s).
     max_subsets_per_gene : int, default 2000
-        A gene whose neighbourhood has more ``kernel_size``-subsets contributes a random sample of this many.
+        A gene whose neighbourhood has more ``kernel_size``-subsets contributes a random sample of this many
+        (drawn without listing the subsets, so the work is bounded by the draws for any ``kernel_size``).
     min_rows : int, default 2
         Fewest samples of a bicluster.
     min_cols : int, default 5
@@ -96,6 +121,10 @@ class SAMBA(BiclusterMixin, BaseEstimator):
         Genes with more edges take no part in seeding (default: no limit).
     n_seeds : int, default 500
         Seeds improved.
+    seeds_per_gene : int, optional
+        The paper's ``best[v][1..k]``: walking the kernels heaviest first, a kernel becomes a seed only while one of
+        the genes joined to all its properties has fewer than this many seeds (default: no limit, the
+        ``n_seeds`` heaviest kernels).
     n_biclusters : int, default 100
         Most biclusters reported (k_out); fewer are returned when the overlap filter rejects the rest.
     max_overlap : float, default 0.2
@@ -140,6 +169,12 @@ class SAMBA(BiclusterMixin, BaseEstimator):
         W_{pv} = \log\frac{1 - p_c}{1 - p_{pv}} \text{ (non-edge)}, \qquad
         \mathrm{score}(U, V) = \sum_{p \in U, v \in V} W_{pv}.
 
+    Seeding is bounded by what it draws (issue 29): a gene with at most ``max_subsets_per_gene`` kernels hashes
+    all of them, one with up to four times more hashes a sample of that many without replacement, and one with
+    more hashes ``max_subsets_per_gene`` uniform draws (Floyd's algorithm); the subsets of a gene are never all
+    listed first, and the hash table is built in chunks. Sampled large kernels are hashed by few genes each, so
+    with ``kernel_size`` above 3 raise ``max_subsets_per_gene`` or bound ``max_gene_degree`` as the paper does.
+
     A seed's gene set is every gene joined to all its kernel's properties (a superset of the hashed genes when a
     gene's subsets were sampled). Genes are standardised with the population standard deviation; a constant gene
     has no edge. Numeric defaults are the spec's (section 7; EXPANDER's are not published) except ``threshold`` and
@@ -181,8 +216,8 @@ class SAMBA(BiclusterMixin, BaseEstimator):
     """
 
     def __init__(self, *, threshold=0.75, p_c=0.8, kernel_size=3, max_subsets_per_gene=2000, min_rows=2, min_cols=5,
-                 max_gene_degree=None, n_seeds=500, n_biclusters=100, max_overlap=0.2, signed=True, max_iter=10000,
-                 random_state=None, show_progress=False):
+                 max_gene_degree=None, n_seeds=500, seeds_per_gene=None, n_biclusters=100, max_overlap=0.2,
+                 signed=True, max_iter=10000, random_state=None, show_progress=False):
         self.threshold = threshold
         self.p_c = p_c
         self.kernel_size = kernel_size
@@ -191,6 +226,7 @@ class SAMBA(BiclusterMixin, BaseEstimator):
         self.min_cols = min_cols
         self.max_gene_degree = max_gene_degree
         self.n_seeds = n_seeds
+        self.seeds_per_gene = seeds_per_gene
         self.n_biclusters = n_biclusters
         self.max_overlap = max_overlap
         self.signed = signed
@@ -205,7 +241,8 @@ class SAMBA(BiclusterMixin, BaseEstimator):
         "max_subsets_per_gene": [Interval(numbers.Integral, 1, None)],
         "min_rows": [Interval(numbers.Integral, 1, None)], "min_cols": [Interval(numbers.Integral, 1, None)],
         "max_gene_degree": [None, Interval(numbers.Integral, 1, None)],
-        "n_seeds": [Interval(numbers.Integral, 1, None)], "n_biclusters": [Interval(numbers.Integral, 1, None)],
+        "n_seeds": [Interval(numbers.Integral, 1, None)], "seeds_per_gene": [None, Interval(numbers.Integral, 1, None)],
+        "n_biclusters": [Interval(numbers.Integral, 1, None)],
         "max_overlap": [Interval(numbers.Real, 0, 1)], "signed": ["boolean"],
     }
 
@@ -250,7 +287,8 @@ class SAMBA(BiclusterMixin, BaseEstimator):
         contributes ``max_subsets_per_gene`` uniform draws (Floyd's algorithm on the positions of its neighbours,
         repeats within the gene counted once). The work is thus bounded by ``_LIST_FACTOR * n_genes *
         max_subsets_per_gene * kernel_size**2`` whatever the kernel size and the degrees: the subsets of a gene
-        are never all listed before sampling. A kernel's weight is the sum of ``W`` over the (property, gene) pairs that hashed it.
+        are never all listed before sampling. A kernel's weight is the sum of ``W`` over the (property, gene)
+        pairs that hashed it.
         """
         P, n = E.shape
         s = int(self.kernel_size)
@@ -307,7 +345,8 @@ class SAMBA(BiclusterMixin, BaseEstimator):
                     uk, inv = np.unique(keys, return_inverse=True)
                     parts_k.append(uk)
                 else:
-                    rows = np.concatenate([np.repeat(genes, props.shape[1])[:, None], props.reshape(-1, s)], axis=1)
+                    gene_of = np.repeat(genes, props.shape[1])[:, None]
+                    rows = np.concatenate([gene_of, props.reshape(-1, s)], axis=1)
                     rows, first = np.unique(rows, axis=0, return_index=True)
                     w = w.ravel()[first]
                     uk, inv = np.unique(rows[:, 1:], axis=0, return_inverse=True)
@@ -327,13 +366,18 @@ class SAMBA(BiclusterMixin, BaseEstimator):
             weight = np.bincount(inv, weights=np.concatenate(parts_w), minlength=len(uniq))
         keep = count >= self.min_cols
         uniq, weight = uniq[keep], weight[keep]
+        k_gene = self.seeds_per_gene
+        n_take = int(self.n_seeds) if k_gene is None else uniq.shape[0]
         if int_keys:
-            order = np.lexsort((uniq, -weight))[: int(self.n_seeds)]  # heaviest first, ties: lowest key
+            order = np.lexsort((uniq, -weight))[:n_take]  # heaviest first, ties: lowest key
             kernels = (uniq[order][:, None] // radix[None, :]) % P
         else:
-            order = np.lexsort((*uniq.T[::-1], -weight))[: int(self.n_seeds)]  # ties: lexicographically lowest
+            order = np.lexsort((*uniq.T[::-1], -weight))[:n_take]  # ties: lexicographically lowest
             kernels = uniq[order]
-        return kernels.astype(np.intp)
+        kernels = kernels.astype(np.intp)
+        if k_gene is not None:
+            kernels = _best_per_gene(E, kernels, int(k_gene), int(self.n_seeds))
+        return kernels
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y=None):

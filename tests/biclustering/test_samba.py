@@ -155,7 +155,8 @@ def test_draw_subsets_distinct_sorted_uniform():
     sub = _draw_subsets(np.random.default_rng(0), d, s, (n,))
     assert sub.shape == (n, s)
     assert np.all(np.diff(sub, axis=1) > 0)  # distinct and ascending
-    assert sub.min() >= 0 and sub.max() < d
+    assert sub.min() >= 0
+    assert sub.max() < d
     _, counts = np.unique(sub, axis=0, return_counts=True)
     assert counts.size == 20  # every one of the C(6, 3) subsets occurs
     expected = n / 20
@@ -219,3 +220,14 @@ def test_sampled_kernels_recover_planted_and_are_deterministic():
     for p in planted:
         best = max(_cell_jaccard(p["rows"], p["cols"], r, c) for r, c in found)
         assert best >= 0.7, (p["kind"], best)
+
+
+def test_best_per_gene_keeps_kernels_with_an_unserved_gene():
+    from pgmpy_ext.biclustering._samba import _best_per_gene
+
+    # properties 0-3 x genes 0-3; kernel (0, 1) joins genes {0, 1}, (0, 2) genes {0, 1}, (2, 3) genes {2, 3}
+    E = np.array([[1, 1, 0, 0], [1, 1, 0, 0], [1, 1, 1, 1], [0, 0, 1, 1]], dtype=bool)
+    kernels = np.array([[0, 1], [0, 2], [2, 3]])
+    assert _best_per_gene(E, kernels, k=1, n_seeds=10).tolist() == [[0, 1], [2, 3]]
+    assert _best_per_gene(E, kernels, k=2, n_seeds=10).tolist() == [[0, 1], [0, 2], [2, 3]]
+    assert _best_per_gene(E, kernels, k=2, n_seeds=2).tolist() == [[0, 1], [0, 2]]
