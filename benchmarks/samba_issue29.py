@@ -11,7 +11,8 @@ Compares this checkout's SAMBA with the one of an older revision (``--old-rev``,
   settings of the seed 004 reproduction: number of biclusters, samples and genes per bicluster (median, mean),
   class purity (majority-class fraction of a bicluster's samples; the fold's majority rate is the chance level).
 * ``oracle``: on one leukemia training fold, the score of each class's block (the class's samples x the genes
-  joined to at least half of them) and where greedy improvement takes it, beside the best biclusters found.
+  joined to at least half of them) and where greedy improvement takes it, beside the best biclusters found; then
+  the class blocks' weight under other thresholds and ``p_c``.
 * ``kernel``: ``kernel_size`` 3, 6, 10 on a 65 x 100 standard-normal matrix: seconds and peak resident memory
   (peak memory traced by ``tracemalloc``; numpy reports its buffers to it).
 
@@ -156,6 +157,31 @@ def oracle(n_folds=5, fold=0):
                       f"purity {cc.max() / cc.sum():.2f}", flush=True)
 
 
+def oracle_thresholds(n_folds=5, fold=0):
+    """The class blocks' weight under other edge thresholds and p_c: for each class and sign, the genes whose gain
+    (sum of their weights over the class's properties) is positive and the block's score, beside the best found."""
+    from pgmpy_ext.experiments._seed004_bench import _load, folds
+
+    X, y = _load("leukemia", None)
+    tr, _ = folds(y, "stratified", n_folds, 0)[fold]
+    A, yt = X[tr], y[tr]
+    m = A.shape[0]
+    for thr, pc in ((0.75, 0.8), (0.5, 0.8), (0.35, 0.8), (0.5, 0.6)):
+        est = SAMBA(threshold=thr, p_c=pc, random_state=0).fit(A)
+        E, W, _, _ = est._graph(A)
+        out = []
+        for cls in np.unique(yt):
+            for sign, off in (("up", 0), ("down", m)):
+                col = W[np.flatnonzero(yt == cls) + off].sum(axis=0)
+                g = col > 0
+                out.append(f"{cls}-{sign} {int(g.sum())} genes, score {col[g].sum():.0f}")
+        pur = [np.unique(yt[r], return_counts=True)[1].max() / r.sum() for r in est.rows_]
+        print(f"threshold {thr}, p_c {pc}: density {E.mean():.2f}; class blocks: " + "; ".join(out)
+              + f" | found: best score {est.scores_[0]:.0f}, {len(est.rows_)} biclusters, median "
+              f"{np.median(est.rows_.sum(1)):.0f} x {np.median(est.columns_.sum(1)):.0f}, purity {np.mean(pur):.2f}",
+              flush=True)
+
+
 def kernel(old_rev):
     code = r"""
 import sys, time, os
@@ -206,6 +232,7 @@ def main():
         leukemia(impls, settings=json.loads(a.settings) if a.settings else None, use_folds=a.folds)
     if "oracle" in a.parts:
         oracle()
+        oracle_thresholds()
     if "kernel" in a.parts and a.old_rev:
         kernel(a.old_rev)
 
