@@ -39,7 +39,7 @@ from pgmpy_ext.data import (
     encode,
 )
 from pgmpy_ext.models import NetworkTables, compile_network, compile_tables, marginal_log_joint, network_tables
-from pgmpy_ext.stats import ColumnPlan, forest_plan, log_joint_columns
+from pgmpy_ext.stats import ColumnPlan, forest_plan, log_joint_columns, posterior_columns
 from pgmpy_ext.structure import ClassifierStructure
 from pgmpy_ext.utils import (
     LOG_PROB_FLOOR,
@@ -516,6 +516,30 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
                                            n_jobs=self.n_jobs or 1)[:, self._class_order_]
         return out
 
+    @without_gc
+    def _posterior_from_columns(self, X, *, log: bool) -> np.ndarray:
+        """``P(class | x)`` (or its log) of a single network read straight from the column codes of ``X``: the
+        column kernel and the row normalisation fused per chunk of rows, in ``n_jobs`` threads
+        (:func:`pgmpy_ext.stats.posterior_columns`); rows with a cell to sum out get their exact joint scores first
+        (as in :meth:`_joint_from_columns`). The same numbers as normalising :meth:`_joint_from_columns`."""
+        import threading
+
+        cc = self._column_codes(X)
+        if cc.n_rows == 0:
+            return np.zeros((0, len(self.classes_)), dtype=np.float64)
+        net = self._network_
+        lock = threading.Lock()
+
+        def fix_marked(start: int, part: np.ndarray) -> None:
+            rows = np.flatnonzero(np.isnan(part[:, 0]))
+            with lock:  # the forest plan is built once, by the first chunk that needs it
+                plan = self._forest()
+            part[rows] = marginal_log_joint(net.layout, net.log_cpt, cc.matrix(rows + start), plan=plan,
+                                            n_jobs=1)[:, self._class_order_]
+
+        return posterior_columns(self._column_plan(), cc.arrays, n_jobs=self.n_jobs or 1, log=log, floor=LOG_TINY,
+                                 fix_marked=fix_marked)
+
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """Joint log-probability ``log p(class, x)`` per row (natural log), columns in ``classes_`` order.
 
@@ -537,6 +561,8 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         if is_dask_collection(X):
             return self._predict_dask(X, normalize=True)
+        if type(self)._joint_log_likelihood is BNClassifierBase._joint_log_likelihood:
+            return self._posterior_from_columns(X, log=True)
         joint = self.predict_joint_log_proba(X)  # a fresh array: normalised in place
         return normalize_rows_in_threads(joint, floor=LOG_TINY, n_threads=effective_n_threads(self.n_jobs))
 
@@ -546,6 +572,8 @@ class BNClassifierBase(DiscreteInputMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         if is_dask_collection(X):
             return np.exp(self.predict_log_proba(X))
+        if type(self)._joint_log_likelihood is BNClassifierBase._joint_log_likelihood:
+            return self._posterior_from_columns(X, log=False)
         joint = self.predict_joint_log_proba(X)  # a fresh array: normalised and exponentiated in place
         return normalize_rows_in_threads(joint, floor=LOG_TINY, exp=True, n_threads=effective_n_threads(self.n_jobs))
 

@@ -6,6 +6,7 @@ from pgmpy_ext.data._columns import (
     MissingValueError,
     UnseenValuesWarning,
     column_arrays,
+    frame_from_arrays,
     warn_mostly_unseen,
 )
 from pgmpy_ext.data._compound import CompoundColumn, compound_column, join_compound, split_compound
@@ -53,7 +54,8 @@ __all__ += ["check_numeric_columns", "pgmpy_state_names"]
 __all__ += ["FIT_MISSING", "check_fit_frame", "check_no_missing"]
 __all__ += ["state_key", "to_python"]
 __all__ += ["CODES_DTYPES", "codes_dtype_for", "kernel_codes", "int32_codes", "column_kind"]
-__all__ += ["ColumnCodes", "MissingValueError", "UnseenValuesWarning", "column_arrays", "warn_mostly_unseen"]
+__all__ += ["ColumnCodes", "MissingValueError", "UnseenValuesWarning", "column_arrays", "frame_from_arrays",
+            "warn_mostly_unseen"]
 __all__ += ["CompoundColumn", "compound_column", "join_compound", "split_compound"]
 __all__ += ["MISSING_OPTIONS", "PARAMETER_VOCABULARY"]
 __all__ += ["DASK_FIT", "DASK_PREDICT", "check_numeric_frame", "check_pgmpy_data", "check_unique_columns"]

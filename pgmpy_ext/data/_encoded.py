@@ -361,7 +361,12 @@ class EncodedData:
             raise KeyError(f"Column {column!r} is not in the data (columns: {self.columns!r}).") from None
 
     def indices(self, columns: Sequence) -> np.ndarray:
-        return np.array([self.index(c) for c in columns], dtype=np.intp)
+        """Positions of ``columns`` (intp array); a clear KeyError for an unknown one."""
+        columns = columns if hasattr(columns, "__len__") else list(columns)
+        try:
+            return np.fromiter(map(self._index.__getitem__, columns), dtype=np.intp, count=len(columns))
+        except (KeyError, TypeError):
+            return np.array([self.index(c) for c in columns], dtype=np.intp)
 
     def card(self, column) -> int:
         return int(self.cards[self.index(column)])
@@ -624,49 +629,91 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
     # cell for up to 128 states) and one staging block.
     from pgmpy_ext.data._columns import category_codes, column_arrays
 
-    dtypes = list(df.dtypes)
     arrays = column_arrays(df)
+    dtypes = [a.dtype for a in arrays]  # (df.dtypes builds a Series of them)
     labels = df.columns.tolist()  # iterating a pandas (arrow) string Index costs microseconds per label
-    plain = [states.get(col) is None and _plain_int_dtype(dtypes[k]) for k, col in enumerate(labels)]
+    plain_of = {i: _plain_int_dtype(d) for i, d in dict(zip(map(id, dtypes), dtypes)).items()}  # per dtype object
+    plain = [plain_of[i] for i in map(id, dtypes)]
+    if states:
+        plain = [p and states.get(col) is None for p, col in zip(plain, labels)]
     block_cols = max(1, min(_INT_BLOCK_COLS, _BLOCK_CELLS // max(n, 1)))
     results: list = [None] * m
-    k = 0
-    while k < m:  # blocks of consecutive plain integer columns of one dtype
-        if not plain[k]:
-            k += 1
-            continue
-        b1 = k + 1
-        while b1 < m and b1 - k < block_cols and plain[b1] and dtypes[b1] == dtypes[k]:
-            b1 += 1
-        if b1 - k > 1:
-            block = df.iloc[:, k:b1].to_numpy()
-            for j, res in enumerate(_int_block_codes(labels[k:b1], block, limit)):
-                results[k + j] = res
-        k = b1
+    by_dtype: dict = {}  # the plain integer columns of each dtype, coded in blocks (consecutive or not)
+    for k in [k for k, p in enumerate(plain) if p]:
+        by_dtype.setdefault(dtypes[k], []).append(k)
+    for ks in by_dtype.values():
+        for b0 in range(0, len(ks), block_cols):
+            part = ks[b0:b0 + block_cols]
+            if len(part) < 2:
+                continue  # a single column is coded alone below
+            block = np.stack([arrays[k] for k in part], axis=1)
+            for k, res in zip(part, _int_block_codes([labels[k] for k in part], block, limit)):
+                results[k] = res
     cat_cache = {}  # {id(CategoricalDtype): (dtype, states)} of the undeclared category columns seen so far
+    cat_dtypes: list = [None] * m  # the CategoricalDtype each undeclared category column's states were read from
+    # Undeclared pandas Categoricals (a discretiser's output: thousands of them, a few dtype objects) at once: their
+    # own codes, the states of each distinct dtype object once, a missing cell found by one reduction over the
+    # stacked codes (under missing="error"; raised below in column order, as the loop would)
+    cat_ks = [k for k, a in enumerate(arrays) if type(a) is pd.Categorical and (not states or
+                                                                                 states.get(labels[k]) is None)]
+    missing_at, missing_row = -1, -1
+    if cat_ks:
+        cat_arrays = [arrays[k] for k in cat_ks]
+        dts = [dtypes[k] for k in cat_ks]
+        ids = list(map(id, dts))
+        st_of = {}
+        for i, dt in dict(zip(ids, dts)).items():
+            st_of[i] = [to_python(v) for v in dt.categories.tolist()]
+            cat_cache[i] = (dt, st_of[i])
+        try:
+            cat_codes = [a._codes for a in cat_arrays]  # the Categoricals' own codes, uncopied (only read)
+            if not all(isinstance(c, np.ndarray) for c in cat_codes[:1]):
+                raise AttributeError
+        except AttributeError:  # a pandas without the private attribute: the public (read-only view) codes
+            cat_codes = [category_codes(a) for a in cat_arrays]
+        if missing == "error" and n:
+            lows = np.array(cat_codes).min(axis=1) if len(cat_codes) > 1 else np.array([cat_codes[0].min()])
+            if (lows < 0).any():
+                j = int(np.flatnonzero(lows < 0)[0])
+                missing_at, missing_row = cat_ks[j], int(np.flatnonzero(cat_codes[j] < 0)[0])
+        for k, c, i, dt in zip(cat_ks, cat_codes, ids, dts):
+            results[k] = (c, st_of[i], False)
+            cat_dtypes[k] = dt
     ignored = False
-    for k, col in enumerate(labels):
-        if isinstance(results[k], Exception):  # the block path found a numeric-rule violation here
-            raise results[k]
-        if results[k] is not None:
+    # the columns left to code, and those holding an error to raise (in column order)
+    empty_cat = [k for k in cat_ks if not results[k][1]]
+    todo = [k for k, res in enumerate(results) if res is None or isinstance(res, Exception)]
+    if missing_at >= 0 or empty_cat:
+        todo = sorted({*todo, *empty_cat, *([missing_at] if missing_at >= 0 else [])})
+    for k in todo:
+        col = labels[k]
+        res = results[k]
+        if res is not None:
+            if isinstance(res, Exception):  # the block path found a numeric-rule violation here
+                raise res
+            if k == missing_at or (not res[1] and cat_dtypes[k] is not None):
+                if not res[1]:
+                    raise ValueError(_all_missing_message(col))
+                raise ValueError(_missing_message(col, _row_label(df.index, missing_row), "NaN/None"))
             continue
         declared = states.get(col)
         arr = arrays[k]
         res = None
         if plain[k]:
             res = _int_codes(col, arr, limit)
-        elif declared is None and isinstance(arr, pd.Categorical):
-            cat_codes = category_codes(arr)  # the Categorical's codes, uncopied (only read)
+        elif declared is None and isinstance(arr, pd.Categorical):  # (a subclass of pandas' Categorical)
+            cat_codes_k = category_codes(arr)  # the Categorical's codes, uncopied (only read)
             st = _cached_category_states(cat_cache, arr.dtype)
             if st is None:
                 st = [to_python(v) for v in arr.dtype.categories.tolist()]
                 cat_cache[id(arr.dtype)] = (arr.dtype, st)
             if not st:
                 raise ValueError(_all_missing_message(col))
-            if missing == "error" and cat_codes.min(initial=0) < 0:
-                r = int(np.flatnonzero(cat_codes < 0)[0])
+            if missing == "error" and cat_codes_k.min(initial=0) < 0:
+                r = int(np.flatnonzero(cat_codes_k < 0)[0])
                 raise ValueError(_missing_message(col, _row_label(df.index, r), "NaN/None"))
-            res = cat_codes, list(st), False
+            res = cat_codes_k, st, False
+            cat_dtypes[k] = arr.dtype
         if res is None:
             res = _encode_column(col, pd.Series(arr, index=df.index, copy=False, name=col), declared, missing,
                                  df.index, limit, handle_unknown)
@@ -689,16 +736,16 @@ def encode(df: pd.DataFrame, *, states: Mapping | None = None, weights=None, mis
                         False))
         labels = [*labels, label]
         arrays = [*arrays, None]
+        cat_dtypes.append(None)
     all_states = [r[1] for r in results]
-    cards = [len(st) for st in all_states]
-    codes_dtype_for(cards, codes_dtype)  # raises for an explicit int8 / int16 that cannot hold a column
-    codes = np.empty((n, len(labels)), dtype=codes_dtype_for(cards, codes_dtype))
-    _fill_rows(codes, [r[0] for r in results], codes_dtype_for(cards, "auto"))
+    widest = [max(map(len, all_states), default=1)]  # (the code type depends on the largest cardinality only)
+    codes = np.empty((n, len(labels)), dtype=codes_dtype_for(widest, codes_dtype))  # raises for an explicit int8 /
+    # int16 that cannot hold a column
+    _fill_rows(codes, [r[0] for r in results], codes_dtype_for(widest, "auto"))
     out = EncodedData(codes, labels, all_states, weights=weights, missing="skip" if ignored else missing)
     # the CategoricalDtype each undeclared category column's states were read from: new data carrying that very
     # dtype object (the training frame, its slices) has state codes as its codes (EncodedData.column_codes)
-    out._category_dtypes = [arr.dtype if isinstance(arr, pd.Categorical) and states.get(col) is None else None
-                            for col, arr in zip(labels, arrays)]
+    out._category_dtypes = cat_dtypes
     return out
 
 
@@ -716,15 +763,23 @@ def _fill_rows(codes: np.ndarray, columns: list, stage_dtype: np.dtype) -> None:
         return
     stage = None if stage_dtype == codes.dtype else np.empty((min(n, _FILL_ROWS), codes.shape[1]),
                                                                   dtype=stage_dtype)
+    if n <= _FILL_ROWS and len(columns) >= _FILL_WIDE_COLUMNS:
+        # wide data, few rows: the columns as the rows of one array (numpy's array constructor copies a list of
+        # equal-length arrays twice as fast as stack), transposed into the matrix
+        np.copyto(codes, np.array(columns).T, casting="unsafe")
+        return
     for r0 in range(0, n, _FILL_ROWS):
         r1 = min(r0 + _FILL_ROWS, n)
-        parts = [c[r0:r1] for c in columns]
+        parts = columns if r1 - r0 == n else [c[r0:r1] for c in columns]
         if stage is None:
             np.stack(parts, axis=1, out=codes[r0:r1], casting="unsafe")
         else:
             np.stack(parts, axis=1, out=stage[:r1 - r0], casting="unsafe")
             codes[r0:r1] = stage[:r1 - r0]
 
+
+#: From this many columns (and at most ``_FILL_ROWS`` rows), :func:`_fill_rows` copies through one array.
+_FILL_WIDE_COLUMNS = 256
 
 #: Rows per staging block of :func:`encode`'s fill (1 MiB of int8 codes for 16 columns).
 _FILL_ROWS = 1 << 16
@@ -876,7 +931,7 @@ def _whole_number_float(series: pd.Series) -> bool:
     return finite.size == raw[~np.isnan(raw)].size and bool(np.all(finite == np.round(finite)))
 
 
-def _numeric_profile(df: pd.DataFrame) -> list:
+def _numeric_profile(df: pd.DataFrame, sorted_out: list | None = None) -> list:
     """Per column of ``df``: None (not numeric: category, bool, object/str, ...), ``"fraction"`` (a float column
     with a value that is not a whole number, or an infinite value), or the number of distinct non-missing values of
     an integer or whole-number float column.
@@ -886,6 +941,20 @@ def _numeric_profile(df: pd.DataFrame) -> list:
     from pgmpy_ext.data._columns import column_arrays
 
     n, m = df.shape
+    if m >= 8 and n * m <= _PROFILE_CELLS:
+        # one numpy dtype throughout (a matrix read into a frame, seen from pandas' blocks): one conversion, a row
+        # per column, sorted along contiguous rows
+        try:
+            kinds = {b.dtype for b in df._mgr.blocks}
+        except AttributeError:
+            kinds = set()
+        d = next(iter(kinds)) if len(kinds) == 1 else None
+        if isinstance(d, np.dtype) and d.kind in "iuf" and not (d.kind == "u" and d.itemsize == 8):
+            rows = np.array(df.to_numpy().T, order="C")
+            out = _profile_rows(rows, d)
+            if sorted_out is not None:  # every column's values, sorted, a row each (a caller that sorts them too)
+                sorted_out.append(rows)
+            return out
     dtypes = list(df.dtypes)
     out: list = [None] * m
     numpy_num = [isinstance(d, np.dtype) and d.kind in "iuf" and not (d.kind == "u" and d.itemsize == 8)
@@ -915,24 +984,31 @@ def _numeric_profile(df: pd.DataFrame) -> list:
                     else:
                         out[k] = int(series.nunique(dropna=True))
                 continue
-            block = np.stack([arrays[k] for k in part], axis=1) if n else np.empty((0, len(part)), dtype=dtype)
-            if dtype.kind == "f":
-                finite = np.isfinite(block)
-                nan = np.isnan(block)
-                frac = ((block != np.round(block)) & finite).any(axis=0) | (~finite & ~nan).any(axis=0)
-            else:
-                frac = np.zeros(len(part), dtype=bool)
-            srt = np.sort(block, axis=0)  # NaN last
-            valid = ~np.isnan(srt) if dtype.kind == "f" else None
-            if n == 0:
-                distinct = np.zeros(len(part), dtype=np.int64)
-            elif valid is None:
-                distinct = 1 + (srt[1:] != srt[:-1]).sum(axis=0)
-            else:
-                distinct = valid[0].astype(np.int64) + ((srt[1:] != srt[:-1]) & valid[1:]).sum(axis=0)
-            for j, k in enumerate(part):
-                out[k] = "fraction" if frac[j] else int(distinct[j])
+            rows = np.stack([arrays[k] for k in part]) if n else np.empty((len(part), 0), dtype=dtype)
+            for k, v in zip(part, _profile_rows(rows, dtype)):
+                out[k] = v
     return out
+
+
+def _profile_rows(rows: np.ndarray, dtype: np.dtype) -> list:
+    """:func:`_numeric_profile` of the numpy numeric columns that are the rows of ``rows`` (``(k, n)``, C order,
+    sorted in place)."""
+    k, n = rows.shape
+    if dtype.kind == "f":
+        finite = np.isfinite(rows)
+        nan = np.isnan(rows)
+        frac = ((rows != np.round(rows)) & finite).any(axis=1) | (~finite & ~nan).any(axis=1)
+    else:
+        frac = np.zeros(k, dtype=bool)
+    rows.sort(axis=1)  # NaN last
+    if n == 0:
+        distinct = np.zeros(k, dtype=np.int64)
+    elif dtype.kind != "f":
+        distinct = 1 + (rows[:, 1:] != rows[:, :-1]).sum(axis=1)
+    else:
+        valid = ~np.isnan(rows)
+        distinct = valid[:, 0].astype(np.int64) + ((rows[:, 1:] != rows[:, :-1]) & valid[:, 1:]).sum(axis=1)
+    return ["fraction" if f else d for f, d in zip(frac.tolist(), distinct.tolist())]
 
 
 #: Columns profiled per block by :func:`_numeric_profile`, and the most cells of a block it sorts at once.
@@ -940,7 +1016,8 @@ _PROFILE_COLS = 4096
 _PROFILE_CELLS = 1 << 22
 
 
-def numeric_columns_to_discretize(df: pd.DataFrame, max_numeric_states: int | None = MAX_NUMERIC_STATES) -> list:
+def numeric_columns_to_discretize(df: pd.DataFrame, max_numeric_states: int | None = MAX_NUMERIC_STATES, *,
+                                  sorted_values: list | None = None) -> list:
     """The columns of ``df`` that :func:`encode` would refuse as numeric: the ones to discretise.
 
     That is, in column order: every float column with a value that is not a whole number (or an infinite value),
@@ -954,6 +1031,10 @@ def numeric_columns_to_discretize(df: pd.DataFrame, max_numeric_states: int | No
     df : pandas.DataFrame
     max_numeric_states : int or None, default :data:`MAX_NUMERIC_STATES`
         As in :func:`encode`; ``None`` lists only the float columns with fractions.
+    sorted_values : list, optional
+        When given and every column has one numpy numeric dtype (a matrix read into a frame), the values of every
+        column, sorted (NaN last), are appended to it as one ``(n_columns, n_rows)`` array, a row per column in
+        frame order: what the profile sorted anyway (the discretisers reuse it for their cut points).
 
     Returns
     -------
@@ -974,11 +1055,8 @@ def numeric_columns_to_discretize(df: pd.DataFrame, max_numeric_states: int | No
         raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}.")
     max_numeric_states = _check_max_numeric_states(max_numeric_states)
     limit = numeric_state_limit(df.shape[0], max_numeric_states)
-    out = []
-    for col, prof in zip(df.columns.tolist(), _numeric_profile(df)):
-        if prof == "fraction" or (prof is not None and limit is not None and prof > limit):
-            out.append(col)
-    return out
+    return [col for col, prof in zip(df.columns.tolist(), _numeric_profile(df, sorted_values))
+            if prof == "fraction" or (prof is not None and limit is not None and prof > limit)]
 
 
 def _missing_message(col, label, what: str) -> str:

@@ -87,7 +87,8 @@ def validate_frame(est, X, y="no_validation", *, reset: bool) -> None:
         validate_data(est, X, y, reset=False, skip_check_array=True)
         return
     names = cols.tolist()
-    if not all(type(n) is str for n in names):  # mixed or non-string labels: scikit-learn decides
+    strings = isinstance(cols.dtype, pd.StringDtype) and not cols.hasnans  # (a pandas string Index: all str)
+    if not (strings or all(type(n) is str for n in names)):  # mixed or non-string labels: scikit-learn decides
         est.__dict__.pop("_validated_columns", None)
         validate_data(est, X, y, reset=True, skip_check_array=True)
         return

@@ -167,19 +167,22 @@ def compile_tables(tables, target, *, columns: Sequence | None = None) -> Compil
     """
     if target not in tables.parents:
         raise ValueError(f"target {target!r} is not a node of the model (nodes: {tables.nodes!r}).")
-    states = {n: list(tables.states[n]) for n in tables.nodes}
-    cards = {n: len(s) for n, s in states.items()}
-    cols = [n for n in tables.nodes if n != target] if columns is None else list(columns)
+    nodes = tables.nodes
+    states = dict(zip(nodes, map(list, map(tables.states.__getitem__, nodes))))
+    cards = dict(zip(nodes, map(len, states.values())))
+    cols = [n for n in nodes if n != target] if columns is None else list(columns)
     col_set = set(cols)
-    absent = [n for n in tables.nodes if n != target and n not in col_set]
-    if absent:
+    if not col_set.issuperset(nodes) and not (col_set | {target}).issuperset(nodes):
+        absent = [n for n in nodes if n != target and n not in col_set]
         raise ValueError(f"columns must contain every node except the target {target!r}; missing: {absent!r}.")
-    layout = NetworkLayout.build({n: tables.parents[n] for n in tables.nodes}, cards, cols, target)
-    blocks = [tables.tables[n] for n in tables.nodes]
-    sizes = np.fromiter((b.size for b in blocks), dtype=np.intp, count=len(blocks))
+    parents = tables.parents
+    layout = NetworkLayout.build(parents if list(parents) == nodes else {n: parents[n] for n in nodes}, cards, cols,
+                                 target)
+    blocks = list(map(tables.tables.__getitem__, nodes))
+    sizes = np.fromiter([b.size for b in blocks], dtype=np.intp, count=len(blocks))
     if not np.array_equal(sizes, np.diff(layout.tab_offsets)):  # layout.pack's check, for every table at once
         return CompiledNetwork(layout, layout.pack(blocks, log=True), states)
-    flat = np.concatenate([b.reshape(-1) for b in blocks]) if blocks else np.zeros(0)
+    flat = np.concatenate(blocks, axis=None) if blocks else np.zeros(0)  # (axis=None: each flattened, C order)
     with np.errstate(divide="ignore"):
         np.log(flat, out=flat)
     return CompiledNetwork(layout, flat, states)

@@ -26,6 +26,7 @@ from pgmpy_ext.stats._counting import (
     family_counts,
     family_counts_codes,
     family_counts_many,
+    family_counts_shared,
     key_words,
     merge_unique_rows,
     pair_offsets,
@@ -44,17 +45,19 @@ from pgmpy_ext.stats._posterior import (
     log_joint_batch,
     log_joint_columns,
     posterior_batch,
+    posterior_columns,
 )
 from pgmpy_ext.stats._scores import SCORE_KINDS, FamilyCounter, local_score
 from pgmpy_ext.stats._selective import LOO_LOG_FLOOR, LOO_TIE_RTOL, LeaveOneOutNB
 from pgmpy_ext.stats._tm import TMData, TMEvaluation
 
 __all__ = ["PairwiseCounts", "UniqueRows", "family_counts", "family_counts_codes", "family_counts_many",
-           "pair_offsets",
+           "family_counts_shared", "pair_offsets",
            "pairwise_counts", "unique_rows", "key_words", "merge_unique_rows"]
 __all__ += ["cmi_matrix", "mi_matrix", "SCORE_KINDS", "FamilyCounter", "local_score"]
 __all__ += ["HIDDEN", "CLLResult", "ColumnPlan", "EStepResult", "NetworkLayout", "conditional_log_likelihood",
-            "estep_accumulate", "log_joint_batch", "log_joint_columns", "posterior_batch"]
+            "estep_accumulate", "log_joint_batch", "log_joint_columns", "posterior_batch",
+            "posterior_columns"]
 __all__ += ["LOO_LOG_FLOOR", "LOO_TIE_RTOL", "LeaveOneOutNB"]
 __all__ += ["TMData", "TMEvaluation"]
 __all__ += ["MultinetLayout", "argmax_labels", "multinet_counts_from_pairs", "multinet_log_joint", "normalize_blocks",

@@ -12,7 +12,7 @@ from pgmpy_ext._core import _counting
 from pgmpy_ext.data import EncodedData, kernel_codes
 from pgmpy_ext.utils.validation import threads_for_rows
 
-__all__ = ["family_counts", "family_counts_codes", "family_counts_many", "pair_offsets",
+__all__ = ["family_counts", "family_counts_codes", "family_counts_many", "family_counts_shared", "pair_offsets",
            "pairwise_counts", "PairwiseCounts", "unique_rows", "UniqueRows", "key_words", "merge_unique_rows",
            "MAX_TABLE_BYTES", "check_table_size"]
 
@@ -164,6 +164,54 @@ def family_counts_many(data: EncodedData, families: Sequence[tuple], weights=Non
                                   np.ascontiguousarray(cards_np, dtype=np.intp), tab, data.kernel_weights(weights), out,
                                   threads_for_rows(n_jobs, data.n_rows))
     return [out[tab[k]:tab[k + 1]].reshape(shape) for k, shape in enumerate(shapes)]
+
+
+def family_counts_shared(data: EncodedData, children: Sequence, parents: Sequence, weights=None, *,
+                         n_jobs: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Counts of the families ``(child, *parents)`` of many children with one parent list, in one pass: the tables
+    :func:`family_counts_many` gives for ``[(c, parents) for c in children]`` (the same kernel, the same counts),
+    as one flat buffer, built without Python work per family (a naive Bayes on 7,070 genes has 7,070 such
+    families).
+
+    Returns
+    -------
+    flat : float64 (tab[-1],)
+        The table of ``children[k]`` is ``flat[tab[k]:tab[k + 1]]``, C-order over ``(child, *parents)``.
+    tab : intp (len(children) + 1,)
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pgmpy_ext.data import encode
+    >>> data = encode(pd.DataFrame({"A": [0, 1, 1, 1], "B": ["u", "u", "v", "v"], "C": [0, 0, 0, 1]}))
+    >>> flat, tab = family_counts_shared(data, ["A", "C"], ["B"])
+    >>> flat[tab[0]:tab[1]].reshape(2, 2).tolist(), tab.tolist()
+    ([[1.0, 0.0], [1.0, 2.0]], [0, 4, 8])
+    """
+    ch = data.indices(children)
+    pa = data.indices(parents)
+    if np.isin(ch, pa).any():
+        c = children[int(np.flatnonzero(np.isin(ch, pa))[0])]
+        raise ValueError(f"Column {c!r} cannot be its own parent.")
+    F, w = ch.shape[0], 1 + pa.shape[0]
+    cols = np.empty((F, w), dtype=np.intp)
+    cols[:, 0] = ch
+    cols[:, 1:] = pa
+    cards = data.cards[cols]
+    sizes = cards.prod(axis=1, dtype=np.int64)
+    total = int(sizes.sum())
+    if total * 8 > MAX_TABLE_BYTES:
+        big = int(np.argmax(sizes))
+        check_table_size(total, f"the {F} family tables",
+                         f"The largest is the family of {children[big]!r} given {list(parents)!r}: "
+                         + _family_detail([children[big], *parents], cards[big]))
+    tab = np.zeros(F + 1, dtype=np.intp)
+    np.cumsum(sizes, out=tab[1:])
+    out = np.zeros(total, dtype=np.float64)
+    _counting.family_counts_multi(data.kernel_codes, np.arange(F + 1, dtype=np.intp) * w, cols.reshape(-1),
+                                  np.ascontiguousarray(cards.reshape(-1), dtype=np.intp), tab,
+                                  data.kernel_weights(weights), out, threads_for_rows(n_jobs, data.n_rows))
+    return out, tab
 
 
 def _sorted_labels(labels: list) -> list:

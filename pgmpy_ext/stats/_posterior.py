@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -125,11 +126,11 @@ class NetworkLayout(BlockLayout):
             columns_t = tuple(labels)
         else:
             columns_t = tuple(columns)
-            col_of = {}
-            for k, c in enumerate(columns_t):
-                if c in col_of:
-                    raise ValueError(f"column label {c!r} appears twice in columns.")
-                col_of[c] = k
+            col_of = dict(zip(columns_t, range(len(columns_t))))
+            if len(col_of) != len(columns_t):
+                seen = set()
+                c = next(c for c in columns_t if c in seen or seen.add(c))
+                raise ValueError(f"column label {c!r} appears twice in columns.")
         if hidden not in cards:
             raise ValueError(f"cards has no cardinality for the hidden/class variable {hidden!r}.")
         K = int(cards[hidden])
@@ -137,36 +138,40 @@ class NetworkLayout(BlockLayout):
             raise ValueError(f"cardinality of {hidden!r} == {K}, must be >= 1.")
         # One lean pass over the nodes (families, checks), then every stride and offset at once: a 7,070-gene
         # naive Bayes has 7,071 families.
-        nodes, families, flat, sizes = [], [], [], []
-        for node, pa in parents.items():
-            fam = (node, *tuple(pa))
-            if len(fam) > 1:
-                if node in fam[1:]:
-                    raise ValueError(f"node {node!r} cannot be its own parent.")
-                if len(set(fam)) != len(fam):
-                    raise ValueError(f"node {node!r} has repeated parents: {list(fam[1:])!r}.")
-            nodes.append(node)
-            families.append(fam)
-            flat.extend(fam)
-            sizes.append(len(fam))
+        nodes = list(parents)
+        families = [(node, *pa) for node, pa in parents.items()]
+        sizes = list(map(len, families))
+        flat = list(chain.from_iterable(families))
+        col_of_h = col_of  # (a dict of this call: the hidden variable is never a column, it gets its own code)
+        col_of_h[hidden] = HIDDEN
+        fam_cols = np.fromiter(map(col_of_h.get, flat, repeat(-2, len(flat))), dtype=np.intp, count=len(flat))
+        fam_offsets = np.zeros(len(families) + 1, dtype=np.intp)
+        np.cumsum(sizes, out=fam_offsets[1:])
         fam_of = np.repeat(np.arange(len(families), dtype=np.intp), sizes)
+        # a node among its own parents, repeated parents: where the family's columns say so (one comparison over
+        # every family member), or, when a variable has no column, the families checked one by one
+        child_col = fam_cols[fam_offsets[:-1]][fam_of]
+        member = np.arange(len(flat), dtype=np.intp) != fam_offsets[:-1][fam_of]
+        suspect = (fam_cols == -2).any() or bool((member & (fam_cols == child_col)).any())
+        for v in (range(len(families)) if suspect else np.flatnonzero(np.asarray(sizes) > 2).tolist()):
+            fam = families[v]
+            if len(fam) > 1 and fam[0] in fam[1:]:
+                raise ValueError(f"node {fam[0]!r} cannot be its own parent.")
+            if len(fam) > 2 and len(set(fam)) != len(fam):
+                raise ValueError(f"node {fam[0]!r} has repeated parents: {list(fam[1:])!r}.")
         try:
-            fcards = [int(cards[var]) for var in flat]
+            fam_cards = np.fromiter(map(cards.__getitem__, flat), dtype=np.intp, count=len(flat))
         except KeyError:
             j = next(j for j, var in enumerate(flat) if var not in cards)
             raise ValueError(f"cards has no cardinality for {flat[j]!r} (family of {nodes[fam_of[j]]!r}).") from None
-        for j, c in enumerate(fcards):
-            if c < 1:
-                raise ValueError(f"cardinality of {flat[j]!r} == {c}, must be >= 1.")
-        fcols = [HIDDEN if var == hidden else col_of.get(var, -2) for var in flat]
-        if -2 in fcols:
-            j = fcols.index(-2)
+        if (fam_cards < 1).any():
+            j = int(np.flatnonzero(fam_cards < 1)[0])
+            raise ValueError(f"cardinality of {flat[j]!r} == {int(fam_cards[j])}, must be >= 1.")
+        fcards = fam_cards.tolist()
+        if (fam_cols == -2).any():
+            j = int(np.flatnonzero(fam_cols == -2)[0])
             raise ValueError(f"variable {flat[j]!r} (family of {nodes[fam_of[j]]!r}) is neither the hidden/class "
                              f"variable {hidden!r} nor a column of X (columns: {list(columns_t)!r}).")
-        fam_offsets = np.zeros(len(families) + 1, dtype=np.intp)
-        np.cumsum(sizes, out=fam_offsets[1:])
-        fam_cards = np.asarray(fcards, dtype=np.intp)
-        fam_cols = np.asarray(fcols, dtype=np.intp)
         size_of = np.asarray(sizes, dtype=np.intp)
         pos = np.arange(fam_cards.shape[0], dtype=np.intp) - fam_offsets[:-1][fam_of]
         fam_strides = np.ones(fam_cards.shape[0], dtype=np.intp)
@@ -623,6 +628,70 @@ class ColumnPlan:
 
     def kernel_args(self) -> tuple:
         return (self.node_ptr, self.obs_col, self.obs_card, self.obs_stride, self.tab_off, self.tab)
+
+
+def posterior_columns(plan: ColumnPlan, columns: Sequence, *, n_jobs: int = 1, log: bool = False,
+                      floor: float | None = None, fix_marked=None) -> np.ndarray:
+    """Posteriors ``P(H=h | x_r)`` (or their logs) for every row, read straight from one code array per column:
+    :func:`log_joint_columns` and the row normalisation (:func:`pgmpy_ext.utils.log_normalize_rows`, then ``exp``)
+    fused per chunk of ``_POSTERIOR_CHUNK_ROWS`` rows, the chunks of a contiguous row range per thread.
+
+    Each chunk's joint scores are normalised while they are in the cache, by the thread that computed them: no
+    second pass over an (n_rows, K) array, and no barrier between the kernel and the normalisation (with
+    ``n_jobs=2`` on 1M rows the normalisation threads were the part that did not scale). Every row gets the same
+    operations as ``normalize_rows_in_threads(log_joint_columns(...)[0])``, so the same bits for every ``n_jobs``.
+
+    Parameters
+    ----------
+    plan, columns : as in :func:`log_joint_columns`.
+    n_jobs : int, default 1
+        Threads over row ranges (:func:`pgmpy_ext.utils.validation.threads_for_rows`: one below 2 x 65,536 rows).
+    log : bool, default False
+        Return log posteriors (``floor`` applied) instead of posteriors.
+    floor : float, optional
+        Lowest log posterior (e.g. ``LOG_TINY``), applied before ``exp``.
+    fix_marked : callable, optional
+        ``fix_marked(start, part)``: called with a chunk's joint scores ``part`` (rows ``start ..``) when the kernel
+        marked rows holding a cell to sum out (NaN in ``part[:, 0]``); it must overwrite those rows with their
+        exact joint scores. Without it such rows raise ``ValueError``.
+
+    Returns
+    -------
+    float64 (n_rows, K)
+    """
+    from pgmpy_ext.utils import log_normalize_rows, parallel_row_ranges
+
+    if len(columns) != plan.n_columns:
+        raise ValueError(f"expected {plan.n_columns} code arrays (one per layout column), got {len(columns)}.")
+    n = next((len(c) for c in columns if c is not None), 0)
+    out = np.empty((n, plan.hidden_card), dtype=np.float64)
+    args = plan.kernel_args()
+    step = _POSTERIOR_CHUNK_ROWS
+
+    def run(r0: int, r1: int) -> None:
+        for c0 in range(r0, r1, step):
+            c1 = min(c0 + step, r1)
+            part = out[c0:c1]
+            cols = columns if (c0 == 0 and c1 == n) else [None if c is None else c[c0:c1] for c in columns]
+            try:
+                n_marked = _posterior.log_joint_columns(cols, *args, part, 1)
+            except _posterior.KernelInputError as err:
+                raise ValueError(f"row {err.row + c0}: code {err.code} of code array {err.column} is outside 0.."
+                                 f"{int(plan.obs_card[err.node]) - 1}.") from None
+            if n_marked:
+                if fix_marked is None:
+                    raise ValueError(f"{n_marked} rows hold a missing code; give fix_marked to sum them out.")
+                fix_marked(c0, part)
+            log_normalize_rows(part, floor=floor, out=part)
+            if not log:
+                np.exp(part, out=part)
+
+    parallel_row_ranges(run, n, threads_for_rows(n_jobs, n), align=step)
+    return out
+
+
+#: Rows per chunk of :func:`posterior_columns` (16,384 rows of K scores and of the codes read stay in the cache).
+_POSTERIOR_CHUNK_ROWS = 1 << 14
 
 
 def log_joint_columns(plan: ColumnPlan, columns: Sequence, *, n_jobs: int = 1) -> tuple[np.ndarray, int]:

@@ -118,8 +118,9 @@ def check_class_node(data: EncodedData, class_node, features: Sequence | None = 
         raise ValueError(f"the class {class_node!r} cannot also be a feature.")
     if not features:
         raise ValueError("a classifier needs at least one feature besides the class.")
-    for f in features:
-        data.index(f)
+    if not set(data.columns).issuperset(features):
+        for f in features:
+            data.index(f)  # the KeyError naming the first unknown feature
     return features
 
 

@@ -19,6 +19,7 @@ from pgmpy_ext.utils._math import (
     logsumexp_rows,
     normalize_columns,
     normalize_rows_in_threads,
+    parallel_row_ranges,
 )
 from pgmpy_ext.utils.validation import (
     ANY,
@@ -34,7 +35,7 @@ from pgmpy_ext.utils.validation import (
 __all__ = ["ANY", "Interval", "Options", "check_generator", "check_option", "check_params", "effective_n_threads",
            "threads_for_rows"]
 __all__ += ["LOG_PROB_FLOOR", "LOG_TINY", "log_normalize_rows", "logsumexp_rows", "normalize_columns",
-            "normalize_rows_in_threads"]
+            "normalize_rows_in_threads", "parallel_row_ranges"]
 __all__ += ["DOC_PARAMS", "fill_doc"]
 __all__ += ["ACCELERATORS", "CONVERGENCE_CRITERIA", "EMSteps", "IterativeFit", "dirichlet_tables", "iterate",
             "relative_change", "run_starts"]

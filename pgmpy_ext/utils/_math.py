@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["LOG_PROB_FLOOR", "LOG_TINY", "logsumexp_rows", "log_normalize_rows", "normalize_columns",
-           "normalize_rows_in_threads"]
+           "normalize_rows_in_threads", "parallel_row_ranges"]
 
 #: Log-probabilities are floored here at prediction time (seed 000 decision D5), so a zero maximum-likelihood
 #: estimate cannot make every class impossible and argmax stays defined. exp(-690.8) = 1e-300.
@@ -155,3 +155,28 @@ def normalize_rows_in_threads(a: np.ndarray, *, floor: float | None = None, exp:
     for f in futures:
         f.result()
     return a
+
+
+def parallel_row_ranges(work, n: int, n_threads: int, *, align: int = 1) -> None:
+    """``work(r0, r1)`` over ``n`` rows split into ``n_threads`` contiguous ranges (boundaries multiples of
+    ``align``), the first on the calling thread and the others on the shared thread pool; returns when all are done
+    and re-raises the first error. ``work`` must release the GIL for the ranges to run at the same time (numpy
+    loops and the nogil kernels do)."""
+    n_threads = max(1, min(int(n_threads), -(-n // max(align, 1)) if n else 1))
+    if n_threads == 1:
+        work(0, n)
+        return
+    units = -(-n // align)
+    bounds = [min(n, round(units * b / n_threads) * align) for b in range(n_threads + 1)]
+    futures = [_pool().submit(work, bounds[b], bounds[b + 1]) for b in range(1, n_threads)]
+    try:
+        work(bounds[0], bounds[1])
+    finally:
+        errors = []
+        for f in futures:
+            try:
+                f.result()
+            except BaseException as err:  # noqa: BLE001 - re-raised below, after every range has finished
+                errors.append(err)
+    if errors:
+        raise errors[0]

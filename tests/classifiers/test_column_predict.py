@@ -135,3 +135,23 @@ def test_model_is_built_on_first_access_and_compiles_to_the_same_bits(est):
     node = clf.class_node_
     assert_array_equal(again.model_.get_cpds(node).get_values(), model.get_cpds(node).get_values())
     assert model.check_model()
+
+
+@pytest.mark.parametrize("est", CLASSIFIERS, ids=IDS)
+def test_fused_posterior_chunks_and_threads_give_the_same_bits(est, monkeypatch):
+    """Issue 25: predict_proba / predict_log_proba run the column kernel and the row normalisation per chunk of
+    rows, chunks split between threads; with small chunks and a low thread threshold (so 3,000 rows take many
+    chunks on 2 threads, missing and unseen cells on both sides of chunk and thread boundaries) every bit equals
+    normalising the joint scores of the whole frame, for n_jobs 1 and 2."""
+    import pgmpy_ext.stats._posterior as post
+    import pgmpy_ext.utils.validation as validation
+
+    monkeypatch.setattr(post, "_POSTERIOR_CHUNK_ROWS", 256)
+    monkeypatch.setattr(validation, "MIN_ROWS_PER_THREAD", 512)
+    X, y, Xm = _frames(n=3000, seed=2)
+    for n_jobs in (1, 2):
+        clf = est.set_params(n_jobs=n_jobs).fit(Xm, y)
+        for frame in (X, Xm):
+            joint = clf.predict_joint_log_proba(frame)
+            assert_array_equal(clf.predict_log_proba(frame), log_normalize_rows_ref(joint, LOG_TINY))
+            assert_array_equal(clf.predict_proba(frame), np.exp(log_normalize_rows(joint, floor=LOG_TINY)))

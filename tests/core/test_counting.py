@@ -215,7 +215,7 @@ def test_pairwise_counts_grouped_is_taken_for_many_rows_and_equal():
     X[9000, 10] = -1  # a missing class: the row is skipped
     feats = list(range(10))
     assert _counting._feature_groups(cards[feats], 3, n, False) is not None  # the default path is the grouped one
-    for nt in (1, 2):
+    for nt in (1, 2, 3):  # row ranges per thread (issue 25): missing rows on both sides of the boundaries
         auto, _ = _pairwise_raw(X, feats, cards, 10, 3, nt, -1)
         plain, _ = _pairwise_raw(X, feats, cards, 10, 3, nt, 0)
         assert_array_equal(auto, plain)
@@ -439,3 +439,30 @@ def test_family_counts_many_integer_path_many_rows(n_jobs, dtype, big_tables):
     weighted = family_counts_many(data, fams, weights=np.ones(n))  # the row-order float path
     for a, b in zip(got, weighted):
         assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("n", [300, 140_000], ids=["few-rows", "many-rows"])
+def test_family_counts_shared_equals_family_counts_many(n_jobs, weighted, n):
+    """Issue 25: many children with one parent list counted in one pass built without Python per family: the very
+    tables of family_counts_many (unweighted: equal for every thread count; weighted: the same row-order sums),
+    with missing codes skipped per family; a child among its parents is refused."""
+    from pgmpy_ext.stats import family_counts_shared
+
+    rng = np.random.default_rng(11)
+    cards = np.array([3, 2, 5, 4, 1, 7, 2, 3])
+    X = np.stack([rng.integers(0, c, n) for c in cards], 1)
+    X[rng.random(X.shape) < 0.03] = -1
+    data = EncodedData(X.astype(np.int8), [f"c{k}" for k in range(X.shape[1])], [list(range(c)) for c in cards],
+                       missing="skip")
+    w = rng.random(n) if weighted else None
+    for parents in ([], ["c1"], ["c6", "c1"]):
+        children = [c for c in ["c0", "c2", "c3", "c4", "c5", "c7"] if c not in parents]
+        flat, tab = family_counts_shared(data, children, parents, w, n_jobs=n_jobs)
+        ref = family_counts_many(data, [(c, parents) for c in children], w, n_jobs=1)
+        assert tab.shape == (len(children) + 1,)
+        for k, table in enumerate(ref):
+            assert_array_equal(flat[tab[k]:tab[k + 1]], table.ravel())
+    with pytest.raises(ValueError, match="cannot be its own parent"):
+        family_counts_shared(data, ["c0", "c1"], ["c1"])

@@ -206,3 +206,36 @@ def test_stacked_normalisation_equals_normalize_columns(alpha):
             got = normalize_stacked_columns(stack, alpha)
             for k in range(stack.shape[0]):
                 np.testing.assert_array_equal(got[k], normalize_columns(stack[k], alpha))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_network_tables_grouped_counting_equals_per_node(weighted):
+    """Issue 25: network_tables counts a large group of families with one parent list in one pass (a naive Bayes
+    part), the rest together, given counts as they are: every table equals cpds_from_counts on family_counts of
+    that node, bit for bit (mixed cardinalities within the group, missing cells, a parent-only node)."""
+    from pgmpy_ext.models import network_tables
+    from pgmpy_ext.models._build import _SHARED_PARENTS_MIN
+
+    rng = np.random.default_rng(5)
+    n, m = 400, _SHARED_PARENTS_MIN + 6
+    cols = {"C": rng.integers(0, 3, n)}
+    for j in range(m):
+        cols[f"f{j}"] = rng.integers(0, 2 + j % 4, n)
+    df = pd.DataFrame(cols)
+    df.iloc[rng.integers(0, n, 30), rng.integers(1, m, 30)] = np.nan
+    df = df.astype("Int64").astype("category")
+    data = encode(df, missing="skip")
+    w = rng.random(n) if weighted else None
+    parents = {"C": []}
+    parents.update({f"f{j}": ["C"] for j in range(m - 4)})
+    parents.update({f"f{m - 4}": ["C", "f0"], f"f{m - 3}": ["f1"], f"f{m - 2}": ["f0", "C"]})  # f{m-1}: parent-only
+    parents[f"f{m - 3}"] = ["f1", f"f{m - 1}"]
+    given = {"f1": family_counts(data, "f1", ["C"]) + 1.0}
+    nt = network_tables(parents, data, counts=given, alpha=0.5, weights=w)
+    assert nt.nodes == [*parents, f"f{m - 1}"]
+    for node in nt.nodes:
+        pa = sorted_parents(parents.get(node, []))
+        assert nt.parents[node] == pa
+        counts = given[node] if node in given else family_counts(data, node, pa, sort_parents=False, weights=w)
+        ref = cpds_from_counts({node: counts}, {node: pa}, data.state_names, alpha=0.5)[0].get_values()
+        assert_array_equal(nt.tables[node], ref)
