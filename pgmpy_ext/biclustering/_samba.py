@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 import numbers
 
 import numpy as np
@@ -20,6 +21,53 @@ logger = logging.getLogger(__name__)
 
 #: Above this many hash cells (P ** kernel_size) kernels are counted by sorting instead of a dense table.
 _DENSE_KEYS = 1 << 22
+#: Kernels are hashed to one int64 key when ``kernel_size * log2(n_properties)`` is below this, else by their rows.
+_INT_KEY_BITS = 62
+#: Kernel cells (genes x subsets x kernel_size) hashed per chunk, which bounds the seeding step's memory.
+_CHUNK = 1 << 22
+#: A gene with at most this many times ``max_subsets_per_gene`` kernels has them listed and sampled without
+#: replacement; above it they are drawn one by one (Floyd), so listing costs at most this factor of the draws.
+_LIST_FACTOR = 4
+
+
+def _best_per_gene(E: np.ndarray, kernels: np.ndarray, k: int, n_seeds: int, block: int = 512) -> np.ndarray:
+    """The paper's ``best[v][1..k]``: of ``kernels`` (heaviest first), keep a kernel while at least one of the genes
+    joined to all its properties has fewer than ``k`` heavier kernels kept; stop after ``n_seeds``.
+
+    Scans the kernels in blocks (one boolean gene row per kernel), so the cost is the number of kernels looked at
+    times ``n_genes``, not the size of the hash table.
+    """
+    used = np.zeros(E.shape[1], dtype=np.int64)
+    keep: list[int] = []
+    for b0 in range(0, kernels.shape[0], block):
+        ker = kernels[b0:b0 + block]
+        G = E[ker[:, 0]].copy()
+        for j in range(1, ker.shape[1]):
+            G &= E[ker[:, j]]
+        for i in range(ker.shape[0]):
+            g = G[i]
+            if np.any(used[g] < k):
+                used[g] += 1
+                keep.append(b0 + i)
+                if len(keep) >= n_seeds:
+                    return kernels[np.asarray(keep, dtype=np.intp)]
+    return kernels[np.asarray(keep, dtype=np.intp)]
+
+
+def _draw_subsets(rng: np.random.Generator, d: int, s: int, shape: tuple) -> np.ndarray:
+    """Uniform random ``s``-subsets of ``range(d)``, one per cell of ``shape``, each sorted ascending.
+
+    Floyd's algorithm, vectorised: for ``j = d - s, ..., d - 1`` draw ``t`` uniform in ``0..j`` and take ``t``
+    unless it is already in the subset, else ``j``. It costs ``O(s**2)`` per subset and never lists the
+    ``C(d, s)`` subsets (the issue 29 blow-up at ``kernel_size=6``).
+    """
+    out = np.empty((*shape, s), dtype=np.intp)
+    for i, j in enumerate(range(d - s, d)):
+        t = rng.integers(0, j + 1, size=shape)
+        dup = (out[..., :i] == t[..., None]).any(axis=-1)
+        out[..., i] = np.where(dup, j, t)
+    out.sort(axis=-1)
+    return out
 
 
 def check_finite_matrix(X, what: str, *, min_rows: int = 1):
@@ -63,7 +111,8 @@ class SAMBA(BiclusterMixin, BaseEstimator):
     kernel_size : int, default 3
         Properties per seed kernel (s).
     max_subsets_per_gene : int, default 2000
-        A gene whose neighbourhood has more ``kernel_size``-subsets contributes a random sample of this many.
+        A gene whose neighbourhood has more ``kernel_size``-subsets contributes a random sample of this many
+        (drawn without listing the subsets, so the work is bounded by the draws for any ``kernel_size``).
     min_rows : int, default 2
         Fewest samples of a bicluster.
     min_cols : int, default 5
@@ -72,6 +121,10 @@ class SAMBA(BiclusterMixin, BaseEstimator):
         Genes with more edges take no part in seeding (default: no limit).
     n_seeds : int, default 500
         Seeds improved.
+    seeds_per_gene : int, optional
+        The paper's ``best[v][1..k]``: walking the kernels heaviest first, a kernel becomes a seed only while one of
+        the genes joined to all its properties has fewer than this many seeds (default: no limit, the
+        ``n_seeds`` heaviest kernels).
     n_biclusters : int, default 100
         Most biclusters reported (k_out); fewer are returned when the overlap filter rejects the rest.
     max_overlap : float, default 0.2
@@ -116,6 +169,12 @@ class SAMBA(BiclusterMixin, BaseEstimator):
         W_{pv} = \log\frac{1 - p_c}{1 - p_{pv}} \text{ (non-edge)}, \qquad
         \mathrm{score}(U, V) = \sum_{p \in U, v \in V} W_{pv}.
 
+    Seeding is bounded by what it draws (issue 29): a gene with at most ``max_subsets_per_gene`` kernels hashes
+    all of them, one with up to four times more hashes a sample of that many without replacement, and one with
+    more hashes ``max_subsets_per_gene`` uniform draws (Floyd's algorithm); the subsets of a gene are never all
+    listed first, and the hash table is built in chunks. Sampled large kernels are hashed by few genes each, so
+    with ``kernel_size`` above 3 raise ``max_subsets_per_gene`` or bound ``max_gene_degree`` as the paper does.
+
     A seed's gene set is every gene joined to all its kernel's properties (a superset of the hashed genes when a
     gene's subsets were sampled). Genes are standardised with the population standard deviation; a constant gene
     has no edge. Numeric defaults are the spec's (section 7; EXPANDER's are not published) except ``threshold`` and
@@ -157,8 +216,8 @@ class SAMBA(BiclusterMixin, BaseEstimator):
     """
 
     def __init__(self, *, threshold=0.75, p_c=0.8, kernel_size=3, max_subsets_per_gene=2000, min_rows=2, min_cols=5,
-                 max_gene_degree=None, n_seeds=500, n_biclusters=100, max_overlap=0.2, signed=True, max_iter=10000,
-                 random_state=None, show_progress=False):
+                 max_gene_degree=None, n_seeds=500, seeds_per_gene=None, n_biclusters=100, max_overlap=0.2,
+                 signed=True, max_iter=10000, random_state=None, show_progress=False):
         self.threshold = threshold
         self.p_c = p_c
         self.kernel_size = kernel_size
@@ -167,6 +226,7 @@ class SAMBA(BiclusterMixin, BaseEstimator):
         self.min_cols = min_cols
         self.max_gene_degree = max_gene_degree
         self.n_seeds = n_seeds
+        self.seeds_per_gene = seeds_per_gene
         self.n_biclusters = n_biclusters
         self.max_overlap = max_overlap
         self.signed = signed
@@ -181,7 +241,8 @@ class SAMBA(BiclusterMixin, BaseEstimator):
         "max_subsets_per_gene": [Interval(numbers.Integral, 1, None)],
         "min_rows": [Interval(numbers.Integral, 1, None)], "min_cols": [Interval(numbers.Integral, 1, None)],
         "max_gene_degree": [None, Interval(numbers.Integral, 1, None)],
-        "n_seeds": [Interval(numbers.Integral, 1, None)], "n_biclusters": [Interval(numbers.Integral, 1, None)],
+        "n_seeds": [Interval(numbers.Integral, 1, None)], "seeds_per_gene": [None, Interval(numbers.Integral, 1, None)],
+        "n_biclusters": [Interval(numbers.Integral, 1, None)],
         "max_overlap": [Interval(numbers.Real, 0, 1)], "signed": ["boolean"],
     }
 
@@ -219,45 +280,104 @@ class SAMBA(BiclusterMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ step 4: seeds by hashing kernels
     def _seeds(self, E: np.ndarray, W: np.ndarray, d_v: np.ndarray, rng: np.random.Generator):
+        """The heaviest kernels: ``kernel_size``-subsets of a gene's neighbour properties, hashed over all genes.
+
+        A gene with at most ``max_subsets_per_gene`` subsets contributes every one of them; a gene with up to
+        ``_LIST_FACTOR`` times more contributes a sample of that many without replacement; a gene with even more
+        contributes ``max_subsets_per_gene`` uniform draws (Floyd's algorithm on the positions of its neighbours,
+        repeats within the gene counted once). The work is thus bounded by ``_LIST_FACTOR * n_genes *
+        max_subsets_per_gene * kernel_size**2`` whatever the kernel size and the degrees: the subsets of a gene
+        are never all listed before sampling. A kernel's weight is the sum of ``W`` over the (property, gene)
+        pairs that hashed it.
+        """
         P, n = E.shape
         s = int(self.kernel_size)
+        cap = int(self.max_subsets_per_gene)
         eligible = d_v >= s
         if self.max_gene_degree is not None:
             eligible &= d_v <= self.max_gene_degree
-        keys_all, w_all = [], []
-        radix = P ** np.arange(s - 1, -1, -1, dtype=np.int64)
+        # kernels are hashed to one int64 key when P ** s fits (exact), else to their rows (np.unique axis=0)
+        int_keys = s * np.log2(max(P, 2)) < _INT_KEY_BITS
+        radix = P ** np.arange(s - 1, -1, -1, dtype=np.int64) if int_keys else None
+        dense = int_keys and P ** s <= _DENSE_KEYS
+        if dense:
+            count = np.zeros(P ** s, dtype=np.int64)
+            weight = np.zeros(P ** s, dtype=np.float64)
+        parts_k, parts_c, parts_w = [], [], []
         for d in np.unique(d_v[eligible]).astype(int):
-            genes = np.flatnonzero(eligible & (d_v == d))
-            # neighbours of each gene, ascending (so every kernel has one canonical key)
-            nb = np.argsort(~E[:, genes].T, axis=1, kind="stable")[:, :d]
-            nb.sort(axis=1)
-            combos = np.array(list(itertools.combinations(range(d), s)), dtype=np.intp)
-            if combos.shape[0] > self.max_subsets_per_gene:
-                pick = np.argsort(rng.random((genes.size, combos.shape[0])), axis=1)[:, :self.max_subsets_per_gene]
-                idx = combos[pick]  # (g, cap, s)
-            else:
-                idx = np.broadcast_to(combos, (genes.size, *combos.shape))
-            props = np.take_along_axis(nb[:, None, :], idx, axis=2)  # (g, c, s)
-            keys_all.append((props.astype(np.int64) @ radix).ravel())
-            w_all.append(W[props, genes[:, None, None]].sum(axis=2).ravel())
-        if not keys_all:
-            return np.empty((0, s), dtype=np.intp)
-        keys = np.concatenate(keys_all)
-        w = np.concatenate(w_all)
-        if P ** s <= _DENSE_KEYS:
-            count = np.bincount(keys, minlength=P ** s)
-            weight = np.bincount(keys, weights=w, minlength=P ** s)
+            genes_d = np.flatnonzero(eligible & (d_v == d))
+            n_sub = math.comb(d, s)
+            exhaustive = n_sub <= cap
+            # up to _LIST_FACTOR * cap subsets: list them and draw cap without replacement; beyond that, cap draws
+            # with replacement (repeats, at most 1 / (2 * _LIST_FACTOR) of the draws, are counted once)
+            listed = n_sub <= _LIST_FACTOR * cap
+            per_gene = n_sub if listed else cap
+            combos = np.array(list(itertools.combinations(range(d), s)), dtype=np.intp) if listed else None
+            step = max(1, _CHUNK // max(per_gene * s, 1))
+            for c0 in range(0, genes_d.size, step):
+                genes = genes_d[c0:c0 + step]
+                g = genes.size
+                # neighbours of each gene, ascending (so every kernel has one canonical key)
+                nb = np.argsort(~E[:, genes].T, axis=1, kind="stable")[:, :d]
+                nb.sort(axis=1)
+                if exhaustive:
+                    idx = np.broadcast_to(combos, (g, *combos.shape))
+                elif listed:
+                    idx = combos[np.argsort(rng.random((g, n_sub)), axis=1)[:, :cap]]
+                else:
+                    idx = _draw_subsets(rng, d, s, (g, cap))
+                props = np.take_along_axis(nb[:, None, :], idx, axis=2)  # (g, c, s), each row ascending
+                w = W[props, genes[:, None, None]].sum(axis=2)  # (g, c)
+                if int_keys:
+                    keys = props.astype(np.int64) @ radix  # (g, c)
+                    if not listed:  # a subset drawn twice for one gene counts once
+                        order = np.argsort(keys, axis=1, kind="stable")
+                        keys = np.take_along_axis(keys, order, axis=1)
+                        w = np.take_along_axis(w, order, axis=1)
+                        first = np.ones(keys.shape, dtype=bool)
+                        first[:, 1:] = keys[:, 1:] != keys[:, :-1]
+                        keys, w = keys[first], w[first]
+                    keys, w = keys.ravel(), w.ravel()
+                    if dense:
+                        count += np.bincount(keys, minlength=P ** s)
+                        weight += np.bincount(keys, weights=w, minlength=P ** s)
+                        continue
+                    uk, inv = np.unique(keys, return_inverse=True)
+                    parts_k.append(uk)
+                else:
+                    gene_of = np.repeat(genes, props.shape[1])[:, None]
+                    rows = np.concatenate([gene_of, props.reshape(-1, s)], axis=1)
+                    rows, first = np.unique(rows, axis=0, return_index=True)
+                    w = w.ravel()[first]
+                    uk, inv = np.unique(rows[:, 1:], axis=0, return_inverse=True)
+                    parts_k.append(uk)
+                parts_c.append(np.bincount(inv.ravel(), minlength=len(uk)))
+                parts_w.append(np.bincount(inv.ravel(), weights=w, minlength=len(uk)))
+        if dense:
             uniq = np.flatnonzero(count)
             count, weight = count[uniq], weight[uniq]
-        else:
-            uniq, inv = np.unique(keys, return_inverse=True)
-            count = np.bincount(inv)
-            weight = np.bincount(inv, weights=w)
+        elif not parts_k:
+            return np.empty((0, s), dtype=np.intp)
+        else:  # merge the chunks' tables
+            allk = np.concatenate(parts_k)
+            uniq, inv = np.unique(allk, axis=0 if allk.ndim == 2 else None, return_inverse=True)
+            inv = inv.ravel()
+            count = np.bincount(inv, weights=np.concatenate(parts_c), minlength=len(uniq))
+            weight = np.bincount(inv, weights=np.concatenate(parts_w), minlength=len(uniq))
         keep = count >= self.min_cols
         uniq, weight = uniq[keep], weight[keep]
-        order = np.lexsort((uniq, -weight))[: int(self.n_seeds)]  # heaviest first, ties: lowest key
-        kernels = (uniq[order][:, None] // radix[None, :]) % P
-        return kernels.astype(np.intp)
+        k_gene = self.seeds_per_gene
+        n_take = int(self.n_seeds) if k_gene is None else uniq.shape[0]
+        if int_keys:
+            order = np.lexsort((uniq, -weight))[:n_take]  # heaviest first, ties: lowest key
+            kernels = (uniq[order][:, None] // radix[None, :]) % P
+        else:
+            order = np.lexsort((*uniq.T[::-1], -weight))[:n_take]  # ties: lexicographically lowest
+            kernels = uniq[order]
+        kernels = kernels.astype(np.intp)
+        if k_gene is not None:
+            kernels = _best_per_gene(E, kernels, int(k_gene), int(self.n_seeds))
+        return kernels
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y=None):

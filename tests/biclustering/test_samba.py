@@ -145,3 +145,89 @@ _XFAILS = {}
 @parametrize_with_checks([SAMBA(n_seeds=20, min_cols=2, random_state=0)], expected_failed_checks=lambda e: _XFAILS)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# ------------------------------------------------------------------ seeding: bounded sampling of kernels (issue 29)
+def test_draw_subsets_distinct_sorted_uniform():
+    from pgmpy_ext.biclustering._samba import _draw_subsets
+
+    d, s, n = 6, 3, 40_000
+    sub = _draw_subsets(np.random.default_rng(0), d, s, (n,))
+    assert sub.shape == (n, s)
+    assert np.all(np.diff(sub, axis=1) > 0)  # distinct and ascending
+    assert sub.min() >= 0
+    assert sub.max() < d
+    _, counts = np.unique(sub, axis=0, return_counts=True)
+    assert counts.size == 20  # every one of the C(6, 3) subsets occurs
+    expected = n / 20
+    chi2 = float(((counts - expected) ** 2 / expected).sum())
+    assert chi2 < 50.0  # 19 degrees of freedom: P(chi2 > 50) < 1e-4
+
+
+def test_large_kernel_work_is_bounded(monkeypatch):
+    # kernel_size 6 on 65 x 100: a gene has ~30 neighbours and C(30, 6) ~ 600,000 subsets; the old seeding listed
+    # them all before sampling (10 s, 700 MB). Now at most _LIST_FACTOR * max_subsets_per_gene are ever listed.
+    import itertools
+    import tracemalloc
+
+    from pgmpy_ext.biclustering import _samba as mod
+
+    listed = []
+    real = itertools.combinations
+
+    def spy(it, r):
+        out = list(real(it, r))
+        listed.append(len(out))
+        return iter(out)
+
+    monkeypatch.setattr(mod.itertools, "combinations", spy)
+    X = np.random.default_rng(0).normal(size=(65, 100))
+    tracemalloc.start()
+    est = SAMBA(kernel_size=6, max_subsets_per_gene=2000, random_state=0).fit(X)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert max(listed, default=0) <= mod._LIST_FACTOR * 2000
+    assert peak < 100 * 2**20, peak / 2**20  # the old seeding peaked at ~450 MB here
+    assert est.rows_.shape[1] == 65
+
+
+@pytest.mark.parametrize(("dense_keys", "int_key_bits"), [(0, 62), (1 << 22, 0)], ids=["sparse-int", "rows"])
+def test_seed_hashing_paths_agree(monkeypatch, dense_keys, int_key_bits):
+    # the dense table, the sorted int64 keys and the row hashing give the same kernels in the same order
+    from pgmpy_ext.biclustering import _samba as mod
+
+    X, _, _ = make_planted_biclusters(n_genes=200, n_biclusters=(1, 1, 0), bicluster_cols=(30, 40), random_state=2)
+    ref = SAMBA(kernel_size=3, max_subsets_per_gene=300, random_state=5).fit(X)
+    monkeypatch.setattr(mod, "_DENSE_KEYS", dense_keys)
+    monkeypatch.setattr(mod, "_INT_KEY_BITS", int_key_bits)
+    other = SAMBA(kernel_size=3, max_subsets_per_gene=300, random_state=5).fit(X)
+    np.testing.assert_array_equal(ref.rows_, other.rows_)
+    np.testing.assert_array_equal(ref.columns_, other.columns_)
+    np.testing.assert_array_equal(ref.scores_, other.scores_)
+
+
+def test_sampled_kernels_recover_planted_and_are_deterministic():
+    # kernel_size 4 with 5,000 draws per gene: a planted gene has ~29 neighbours (C(29, 4) = 23,751 subsets, more
+    # than _LIST_FACTOR * 5,000), so its subsets are drawn (Floyd), never listed; ~2% of them lie inside its block
+    X, _, planted = make_planted_biclusters(n_genes=200, n_biclusters=(1, 1, 0), bicluster_rows=(14, 14),
+                                            bicluster_cols=(60, 60), shift=3.0, random_state=4)
+    kw = {"kernel_size": 4, "max_subsets_per_gene": 5000, "min_rows": 4}
+    a = SAMBA(random_state=1, **kw).fit(X)
+    b = SAMBA(random_state=1, **kw).fit(X)
+    np.testing.assert_array_equal(a.rows_, b.rows_)
+    np.testing.assert_array_equal(a.columns_, b.columns_)
+    found = [a.get_indices(i) for i in range(a.rows_.shape[0])]
+    for p in planted:
+        best = max(_cell_jaccard(p["rows"], p["cols"], r, c) for r, c in found)
+        assert best >= 0.7, (p["kind"], best)
+
+
+def test_best_per_gene_keeps_kernels_with_an_unserved_gene():
+    from pgmpy_ext.biclustering._samba import _best_per_gene
+
+    # properties 0-3 x genes 0-3; kernel (0, 1) joins genes {0, 1}, (0, 2) genes {0, 1}, (2, 3) genes {2, 3}
+    E = np.array([[1, 1, 0, 0], [1, 1, 0, 0], [1, 1, 1, 1], [0, 0, 1, 1]], dtype=bool)
+    kernels = np.array([[0, 1], [0, 2], [2, 3]])
+    assert _best_per_gene(E, kernels, k=1, n_seeds=10).tolist() == [[0, 1], [2, 3]]
+    assert _best_per_gene(E, kernels, k=2, n_seeds=10).tolist() == [[0, 1], [0, 2], [2, 3]]
+    assert _best_per_gene(E, kernels, k=2, n_seeds=2).tolist() == [[0, 1], [0, 2]]
