@@ -513,3 +513,20 @@ def test_family_counts_shared_equals_family_counts_many(n_jobs, weighted, n):
             assert_array_equal(flat[tab[k]:tab[k + 1]], table.ravel())
     with pytest.raises(ValueError, match="cannot be its own parent"):
         family_counts_shared(data, ["c0", "c1"], ["c1"])
+
+
+def test_pairwise_counts_wrapper_threads_from_fewer_rows_bit_identical():
+    # pairwise_counts takes a second thread from 2 x 16,384 rows (its rows are dear): same counts as one thread
+    from pgmpy_ext.stats._counting import _PAIR_ROWS_PER_THREAD
+    from pgmpy_ext.utils import threads_for_rows
+
+    rng = np.random.default_rng(3)
+    n, cards = 2 * _PAIR_ROWS_PER_THREAD + 7, np.array([2, 3, 4, 3, 2, 2, 3], dtype=np.intp)
+    X = np.stack([rng.integers(0, c, n) for c in cards], axis=1).astype(np.int32)
+    X[[0, n // 2, n - 1], 2] = -1
+    data = EncodedData(X, [f"c{k}" for k in range(7)], [list(range(c)) for c in cards], missing="skip")
+    assert threads_for_rows(2, n, _PAIR_ROWS_PER_THREAD) == 2
+    one = pairwise_counts(data, cond="c6", n_jobs=1).flat
+    assert_array_equal(pairwise_counts(data, cond="c6", n_jobs=2).flat, one)
+    assert one.sum() == sum(
+        int(((X[:, i] >= 0) & (X[:, j] >= 0)).sum()) for i in range(6) for j in range(i + 1, 6))
