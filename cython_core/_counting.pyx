@@ -1100,7 +1100,10 @@ cdef int _family_counts_unweighted(const fcode_t[:, ::1] X, const intp_t[::1] fa
     cdef const intp_t[::1] two_off = two_off_np
     cdef const intp_t[::1] gen = gen_np
     bounds_np = np.linspace(0, n, n_chunks + 1).round().astype(np.intp)
-    cnt_np = np.zeros((n_chunks, copies * T + 1), dtype=np.int32)
+    # rows padded to whole cache lines (the threads' tables share no line), zeroed by np.zeros as before: the
+    # allocator's alignment of a malloc'd block moved the copies' hot cells onto aliasing addresses in every second
+    # call (43 / 63 ms on one thread with np.empty + fill)
+    cnt_np = np.zeros(_thread_rows(n_chunks, copies * T + 1, np.int32).shape, dtype=np.int32)
     cdef const intp_t[::1] bounds = bounds_np
     cdef int[:, ::1] cnt = cnt_np
     cdef intp_t b, j, k
