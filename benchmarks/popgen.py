@@ -63,7 +63,7 @@ def run_fastmixture(a, K, seed):
     dos = a.sum(axis=2)  # 0..2 copies of allele 1
     with tempfile.TemporaryDirectory() as d:
         prefix = os.path.join(d, "sim")
-        _write_bed(prefix, dos)
+        write_bed(prefix, dos)
         import resource
 
         t0 = time.perf_counter()
@@ -84,13 +84,13 @@ def run_fastmixture(a, K, seed):
     return np.argmax(q, axis=1), elapsed, cpu
 
 
-def _write_bed(prefix, dos):
+def write_bed(prefix, dos):
     n, m = dos.shape
     with open(prefix + ".fam", "w") as fh:
         fh.writelines(f"f{i} i{i} 0 0 0 -9\n" for i in range(n))
     with open(prefix + ".bim", "w") as fh:
         fh.writelines(f"1 rs{j} 0 {j + 1} A G\n" for j in range(m))
-    code = np.array([3, 2, 0], dtype=np.uint8)  # PLINK: 00 hom A1, 10 het, 11 hom A2 (A1 = allele "1" count 2)
+    code = np.array([3, 2, 0], dtype=np.uint8)  # PLINK: 11 hom A2, 10 het, 00 hom A1 (A1 = counted allele)
     with open(prefix + ".bed", "wb") as fh:
         fh.write(bytes([0x6C, 0x1B, 0x01]))
         per = (n + 3) // 4

@@ -128,6 +128,9 @@ def fastmixture(G, K, seed):
     import subprocess
     import tempfile
 
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from popgen import write_bed  # the PLINK writer of benchmarks/popgen.py
+
     exe = shutil.which("fastmixture") or str(Path(sys.executable).parent / "fastmixture")
     if not os.path.exists(exe):
         return None
@@ -142,23 +145,6 @@ def fastmixture(G, K, seed):
             raise RuntimeError(res.stderr[-500:])
         qfile = next(f for f in os.listdir(d) if f.endswith(".Q"))
         return np.loadtxt(os.path.join(d, qfile)).reshape(len(G), K)
-
-
-def write_bed(prefix, dos):
-    n, m = dos.shape
-    with open(prefix + ".fam", "w") as fh:
-        fh.writelines(f"f{i} i{i} 0 0 0 -9\n" for i in range(n))
-    with open(prefix + ".bim", "w") as fh:
-        fh.writelines(f"1 rs{j} 0 {j + 1} A G\n" for j in range(m))
-    code = np.array([3, 2, 0], dtype=np.uint8)  # PLINK: 11 hom A2, 10 het, 00 hom A1 (A1 = counted allele)
-    with open(prefix + ".bed", "wb") as fh:
-        fh.write(bytes([0x6C, 0x1B, 0x01]))
-        per = (n + 3) // 4
-        for j in range(m):
-            g = np.zeros(per * 4, dtype=np.uint8)
-            g[:n] = code[dos[:, j]]
-            b = g.reshape(-1, 4)
-            fh.write((b[:, 0] | (b[:, 1] << 2) | (b[:, 2] << 4) | (b[:, 3] << 6)).astype(np.uint8).tobytes())
 
 
 def ours(**params):
