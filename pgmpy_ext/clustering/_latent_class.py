@@ -81,7 +81,8 @@ class _LatentClassBase(BaseBNMixture):
                                 n_jobs=n_jobs)
 
     def _start_options(self) -> dict:
-        raise NotImplementedError
+        """Options of every start: the relative log-likelihood rule at ``tol`` (EMA overrides it)."""
+        return {"tol": float(self.tol), "criterion": "objective"}
 
     def _single_start(self, prepared: LatentClassData, index: int, rng: np.random.Generator) -> LatentClassStart:
         init = self.init if isinstance(self.init, str) else np.asarray(self.init)
@@ -375,9 +376,6 @@ class LatentClassEM(_LatentClassBase):
         self.show_progress = show_progress
         self.handle_unknown = handle_unknown
 
-    def _start_options(self) -> dict:
-        return {"tol": float(self.tol), "criterion": "objective"}
-
 
 class EMAClustering(_LatentClassBase):
     r"""Clustering by Expectation Model Averaging (EMA): EM whose M step averages over all selective naive Bayes.
@@ -621,9 +619,6 @@ class SelectiveLatentClassClustering(_LatentClassBase):
         self.n_jobs = n_jobs
         self.show_progress = show_progress
         self.handle_unknown = handle_unknown
-
-    def _start_options(self) -> dict:
-        return {"tol": float(self.tol), "criterion": "objective"}
 
     def _start_score(self, result: LatentClassStart) -> float:
         return float(result.objective)
