@@ -146,14 +146,7 @@ def normalize_rows_in_threads(a: np.ndarray, *, floor: float | None = None, exp:
         if exp:
             np.exp(part, out=part)
 
-    if blocks == 1:
-        work(0, n)
-        return a
-    bounds = np.linspace(0, n, blocks + 1).round().astype(int).tolist()
-    futures = [_pool().submit(work, bounds[b], bounds[b + 1]) for b in range(1, blocks)]
-    work(bounds[0], bounds[1])
-    for f in futures:
-        f.result()
+    parallel_row_ranges(work, n, blocks)
     return a
 
 
