@@ -294,13 +294,15 @@ def main():
         seeds = range(100, 100 + args.reps)
         methods = {"EMA, tol 1e-6": ours(tol=1e-6), "EMA, tol 1e-7": ours(tol=1e-7), "EMA, tol 1e-8": ours(tol=1e-8),
                    "EM (structure_prior 1), tol 1e-7": ours(structure_prior=1.0),
+                   "EMA without the F-model refinement": ours(refine=None), "EMA, then EM": ours(refine="em"),
                    "EMA, 3 SVD starts": ours(n_init=3), "EMA, plug-in q": ours(memberships="plug-in"),
                    "EMA, no SQUAREM": ours(accelerate=None), "EMA, ld_r2 0.1": ours(ld_r2=0.1),
                    "EMA, ld_r2 0.5": ours(ld_r2=0.5), "EMA, no linkage pruning": ours(ld_r2=None),
                    "PCA + k-means": pca_kmeans}
     else:
         seeds = range(args.first_seed, args.first_seed + args.reps)
-        methods = {"ours (default)": ours(), "ours without linkage pruning (ld_r2=None)": ours(ld_r2=None),
+        methods = {"ours (default)": ours(), "ours without the F-model refinement (refine=None)": ours(refine=None),
+                   "ours without linkage pruning (ld_r2=None)": ours(ld_r2=None),
                    "ours, thesis setting (10 random starts)": thesis(10), "PCA + k-means": pca_kmeans,
                    "PCA + k-means on the pruned SNPs": pca_kmeans_pruned,
                    "ADMIXTURE-style EM (reference)": admixture_reference, "fastmixture": fastmixture}
@@ -311,6 +313,7 @@ def main():
     lines += ["", f"Load average after: {os.getloadavg()}.", ""]
     base = "EMA, tol 1e-7" if args.tune else "ours (default)"
     others = ["PCA + k-means"] + ([] if args.tune else ["PCA + k-means on the pruned SNPs",
+                                                          "ours without the F-model refinement (refine=None)",
                                                           "ours without linkage pruning (ld_r2=None)",
                                                           "ADMIXTURE-style EM (reference)", "fastmixture"])
     lines += ["## Accuracy goal: where the default is more than 0.5 points below a baseline", ""] + \

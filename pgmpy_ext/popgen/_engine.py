@@ -46,8 +46,8 @@ from pgmpy_ext.stats import (
 from pgmpy_ext.utils import LOG_PROB_FLOOR, dirichlet_tables, iterate, log_normalize_rows
 
 __all__ = ["CodesSource", "DaskDosageSource", "DosageSource", "EStats", "FitResult", "PopulationSteps", "combine",
-           "finish", "fit_start", "fmodel_drift", "ld_inflation", "ld_prune_mask", "predictive_log_joint",
-           "predictive_memberships", "prior_counts", "svd_scores", "svd_start_scores"]
+           "finish", "fit_start", "fmodel_drift", "fmodel_m_step", "ld_inflation", "ld_prune_mask",
+           "predictive_log_joint", "predictive_memberships", "prior_counts", "svd_scores", "svd_start_scores"]
 
 #: SQUAREM's projection keeps every frequency in [_CLIP, 1 - _CLIP] (fastmixture clips at 1e-5).
 _CLIP = 1e-6
@@ -396,9 +396,11 @@ def _has_left_link(linked: np.ndarray) -> np.ndarray:
 class PopulationSteps:
     """Hooks of :func:`pgmpy_ext.utils.iterate`: parameters ``(theta (R, K), weights (K,), arc (n_vars,))``."""
 
-    def __init__(self, source, K: int, *, alpha: float, structure_prior: float, missing: str):
+    def __init__(self, source, K: int, *, alpha: float, structure_prior: float | str, missing: str):
         self.source, self.lay = source, source.layout(K)
         self.alpha, self.structure_prior, self.missing = float(alpha), structure_prior, missing
+        if isinstance(structure_prior, str) and structure_prior != "fmodel":
+            raise ValueError(f"structure_prior == {structure_prior!r}, must be a probability or 'fmodel'.")
 
     def e_step(self, params):
         theta, weights, _ = params
@@ -406,6 +408,8 @@ class PopulationSteps:
         return res, res.loglik
 
     def m_step(self, res, params=None):
+        if isinstance(self.structure_prior, str):
+            return fmodel_m_step(self.lay, res.counts, res.cluster_counts, self.alpha)
         return ma_step(self.lay, res.counts, res.cluster_counts, self.alpha, self.structure_prior)
 
     @staticmethod
@@ -426,6 +430,26 @@ class PopulationSteps:
         return theta, weights / weights.sum(), arc
 
 
+def fmodel_m_step(lay: LatentClassLayout, counts: np.ndarray, cluster_counts: np.ndarray,
+                  alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""EM's M step with every arc present and the clusters' allele frequencies at their posterior means under the
+    F-model prior whose drifts are estimated from the same counts (empirical Bayes; :func:`fmodel_drift`):
+
+    .. math::
+        \theta_{ijk} = \frac{E N_{ijk} + \lambda_j \bar p_{ik}}{E N_{ij} + \lambda_j},\qquad
+        \lambda_j = (1 - F_j) / F_j,
+
+    the prior of the predictive memberships (:func:`predictive_memberships`). Every locus is shrunk towards the
+    pooled frequencies by the same prior strength (a cluster's own drift), where EMA's averaging (:func:`ma_step`)
+    shrinks each locus by its own arc posterior. Returns ``(theta (R, K), weights (K,), arc ones (n_vars,))``;
+    the cluster weights are ``ma_step``'s."""
+    A = prior_counts(counts, fmodel_drift(counts, lay, cluster_counts))
+    theta = A / lay.sum_by_variable(A)[lay.state_var]
+    K = lay.n_clusters
+    weights = (cluster_counts + alpha) / (cluster_counts.sum() + K * alpha)
+    return theta, weights, np.ones(lay.n_vars)
+
+
 @dataclass
 class FitResult:
     """One start (or the kept one) of a population fit."""
@@ -444,9 +468,15 @@ class FitResult:
 
 
 def fit_start(source, K: int, rng: np.random.Generator, *, init, alpha: float, structure_prior: float,
-              missing: str, tol: float, criterion: str, max_iter: int, accelerate: str | None) -> FitResult:
+              missing: str, tol: float, criterion: str, max_iter: int, accelerate: str | None,
+              refine: float | str | None = None) -> FitResult:
     """One start from ``init`` (``"random"`` or labels (N,)) on the driver; the posteriors of the final parameters
-    are kept when the source gives them."""
+    are kept when the source gives them.
+
+    ``refine``: the structure prior of a second run from the first run's fixed point (its expected counts), to
+    convergence under the same rule (1: EM's M step; ``"fmodel"``: :func:`fmodel_m_step`). The
+    result keeps the first run's arc posteriors (EMA's relevance of the loci), the second run's parameters, and
+    the two runs' traces and iterations together (``max_iter`` bounds their sum)."""
     steps = PopulationSteps(source, K, alpha=alpha, structure_prior=structure_prior, missing=missing)
     lay = steps.lay
     if isinstance(init, str):  # Dirichlet(1) in the latent-class engine's stream order (decision 7)
@@ -460,8 +490,15 @@ def fit_start(source, K: int, rng: np.random.Generator, *, init, alpha: float, s
         fit = iterate(steps, None, stats=EStats(0.0, counts, nc, None), tol=tol, max_iter=max_iter,
                       criterion=criterion, accelerate=accelerate)
     theta, weights, arc = fit.params
-    return FitResult(theta, weights, arc, float(fit.objective), fit.trace, fit.n_iter, fit.converged,
-                     fit.stats.counts, fit.stats.cluster_counts)
+    trace, n_iter, converged = fit.trace, fit.n_iter, fit.converged
+    if refine is not None and n_iter < max_iter:
+        steps = PopulationSteps(source, K, alpha=alpha, structure_prior=refine, missing=missing)
+        fit = iterate(steps, fit.params, stats=fit.stats, tol=tol, max_iter=max_iter - n_iter, criterion=criterion,
+                      accelerate=accelerate)
+        theta, weights, _ = fit.params
+        trace, n_iter, converged = np.concatenate([trace, fit.trace]), n_iter + fit.n_iter, fit.converged
+    return FitResult(theta, weights, arc, float(fit.objective), trace, n_iter, converged, fit.stats.counts,
+                     fit.stats.cluster_counts)
 
 
 def finish(source, result: FitResult, *, missing: str, with_resp: bool) -> FitResult:

@@ -72,7 +72,7 @@ MEMBERSHIPS = ("predictive", "plug-in")
 #: starts, the L-infinity parameter rule at 0.01, plain iterations and the plug-in posteriors. The reproductions
 #: pass it; ``PopulationEMA(**THESIS_SETTINGS, n_init=m)``.
 THESIS_SETTINGS = {"init": "random", "stopping": "params", "tol": 0.01, "accelerate": None,
-                   "memberships": "plug-in", "alpha": 1.0, "structure_prior": 0.5, "ld_r2": None}
+                   "memberships": "plug-in", "alpha": 1.0, "structure_prior": 0.5, "refine": None, "ld_r2": None}
 
 
 def pca_kmeans_labels(genotypes, n_clusters: int, *, n_components: int | None = None, random_state=None,
@@ -308,6 +308,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
                               "memberships": [Options(MEMBERSHIPS)],
                               "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
                               "structure_prior": [Interval(numbers.Real, 0, 1)],
+                              "refine": [Options(("fmodel", "em")), None],
                               "ld_r2": [Interval(numbers.Real, 0, 1, closed="neither"), None],
                               "ld_window": [Interval(numbers.Integral, 1, None)]}
 
@@ -319,8 +320,8 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
 
     def __init__(self, n_clusters=2, *, ploidy=2, missing="impute", init="svd", n_init=1, policy="best",
                  stopping="loglik", tol=1e-7, accelerate="squarem", memberships="predictive", alpha=1.0,
-                 structure_prior=0.5, ld_r2=0.2, ld_window=50, max_iter=1000, random_state=None, n_jobs=None,
-                 show_progress=False, handle_unknown="ignore"):
+                 structure_prior=0.5, refine="fmodel", ld_r2=0.2, ld_window=50, max_iter=1000, random_state=None,
+                 n_jobs=None, show_progress=False, handle_unknown="ignore"):
         self.n_clusters = n_clusters
         self.ploidy = ploidy
         self.missing = missing
@@ -333,6 +334,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         self.memberships = memberships
         self.alpha = alpha
         self.structure_prior = structure_prior
+        self.refine = refine
         self.ld_r2 = ld_r2
         self.ld_window = ld_window
         self.max_iter = max_iter
@@ -349,7 +351,8 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         return fit_start(source, int(self.n_clusters), rng, init=init_fn(rng), alpha=float(self.alpha),
                          structure_prior=float(self.structure_prior), missing=self.missing, tol=float(self.tol),
                          criterion="objective" if self.stopping == "loglik" else "params",
-                         max_iter=int(self.max_iter), accelerate=self.accelerate)
+                         max_iter=int(self.max_iter), accelerate=self.accelerate,
+                         refine={"em": 1.0, "fmodel": "fmodel"}.get(self.refine))
 
     def _svd_scores(self, source, K: int, rng: np.random.Generator) -> np.ndarray:
         from threadpoolctl import threadpool_limits
