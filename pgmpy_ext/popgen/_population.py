@@ -132,10 +132,11 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
 
     **Defaults and the thesis's setting.** By default a fit starts from k-means on the leading singular vectors of
     the standardised genotypes (``init="svd"``), runs EMA under SQUAREM until the log-likelihood changes by at most
-    ``tol`` relative (``stopping="loglik"``) and reports calibrated memberships (``memberships="predictive"``).
+    ``tol`` relative (``stopping="loglik"``), continues from EMA's fixed point with the F-model M step
+    (``refine="fmodel"``) and reports calibrated memberships (``memberships="predictive"``).
     The thesis's chapter-8 setting is ``PopulationEMA(init="random", n_init=1000, stopping="params", tol=0.01,
-    accelerate=None, memberships="plug-in", ld_r2=None)`` (``THESIS_SETTINGS`` without ``n_init``); the
-    reproductions use it.
+    accelerate=None, memberships="plug-in", refine=None, ld_r2=None)`` (``THESIS_SETTINGS`` without ``n_init``);
+    the reproductions use it.
 
     Parameters
     ----------
@@ -173,6 +174,16 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     structure_prior : float, default 0.5
         Prior probability of each arc ``C -> locus`` (0.5 = uniform over the selective structures, the thesis;
         1 = every locus depends on the cluster, i.e. EM with posterior-mean frequencies).
+    refine : {"fmodel", "em", None}, default "fmodel"
+        A second run from EMA's fixed point (its expected counts) to convergence under the same ``stopping``
+        rule, with every arc present: ``"fmodel"``, the clusters' allele frequencies at their posterior means under
+        the F-model prior around the pooled frequencies, with each cluster's drift estimated by moments from the
+        current counts at every step (empirical Bayes; the prior of ``memberships="predictive"``); ``"em"``, EM's M
+        step (``structure_prior=1``); None, EMA's fixed point (the thesis). EMA's arc posteriors follow the current
+        partition: on 100 unlinked SNPs (every SNP weakly differentiated) its iterations lost individuals that the
+        start had right, and the refinement, which weighs every SNP, brought the accuracy from 1.5 points below
+        PCA + k-means to its level; on linked data it kept EMA's gains (``docs/decisions/
+        issue28-population-structure.md``). ``arc_posterior_`` stays EMA's.
     ld_r2 : float in (0, 1) or None, default 0.2
         Linkage pruning of SNP data before the fit (``None``: every polymorphic SNP, the thesis). Walking along the
         SNPs in the order of the columns (genome order, as PLINK and VCF files have them), a SNP is dropped when its
@@ -203,8 +214,8 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     labels_ : ndarray of intp (n_individuals,)
         ``argmax`` of ``q_``.
     theta_ : ndarray of shape ``(sum(cards_), n_clusters)``
-        Fitted allele frequencies per cluster (EMA's averaged estimates), locus blocks stacked (rows
-        ``offsets_[i] .. offsets_[i+1]-1``).
+        Fitted allele frequencies per cluster (the refinement's, or EMA's averaged estimates with ``refine=None``),
+        locus blocks stacked (rows ``offsets_[i] .. offsets_[i+1]-1``).
     weights_ : ndarray (n_clusters,)
         Cluster proportions :math:`\theta_{C-j}`.
     ld_inflation_ : float
@@ -218,7 +229,8 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         Input loci dropped by linkage pruning (``ld_r2``); they are not in ``loci_`` and carry NaN in
         ``arc_posterior_``.
     arc_posterior_ : ndarray of shape ``(n_loci_in_,)``
-        Posterior of the arc ``C -> locus`` (the implicit relevance of every input locus); NaN for monomorphic loci.
+        Posterior of the arc ``C -> locus`` at EMA's fixed point (the implicit relevance of every input locus,
+        before any ``refine``); NaN for monomorphic loci.
     loci_ : list
         Names of the loci used (polymorphic ones; loci with a single observed allele are dropped).
     loci_mask_ : ndarray of bool, shape ``(n_loci_in_,)``
@@ -235,6 +247,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         Log-likelihood of every iterate of the kept start.
     start_scores_ : ndarray (n_init,)
     n_iter_ : int
+        Iterates of the kept start (EMA's and the refinement's together).
     converged_ : bool
     degenerate_ : bool
         EMA's trivial fixed point (every arc posterior ~0, identical clusters).
@@ -259,7 +272,14 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         E N_{ijk} = \sum_d \sum_g \begin{cases} q_{dj} 1[a_{dig} = k] & \text{observed} \\
         q_{dj}\theta_{ijk} & \text{missing} \end{cases}
 
-    and EMA's model-averaging step (the thesis's eqs. 7.10-7.22) on these allele-copy counts.
+    and EMA's model-averaging step (the thesis's eqs. 7.10-7.22) on these allele-copy counts. With
+    ``refine="fmodel"`` the fit then continues from EMA's fixed point with every arc present and
+
+    .. math::
+        \theta_{ijk} = \frac{E N_{ijk} + \lambda_j \bar p_{ik}}{E N_{ij} + \lambda_j},\qquad
+        \lambda_j = (1 - F_j) / F_j,
+
+    the posterior mean under the F-model prior (below), :math:`F_j` re-estimated by moments at every step.
 
     **What q is.** The model has no admixture: an individual comes from one population, and ``q_[d, j]`` is the
     probability that it is population ``j`` (STRUCTURE's no-admixture model), not the share of its genome from

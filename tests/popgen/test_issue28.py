@@ -51,6 +51,67 @@ def test_default_matches_pca_kmeans_where_the_thesis_setting_fails():
     assert _acc(pop, thesis.labels_) < _acc(pop, default.labels_)  # random starts stop on a plateau (the issue)
 
 
+def test_refinement_meets_pca_kmeans_on_the_issues_example():
+    """K = 2, F 0.02, 100 unlinked SNPs: EMA's arc averaging alone ends below PCA + k-means (its iterations lose
+    individuals the SVD start had right); the F-model refinement (the default) weighs every SNP and ends above both
+    (docs/decisions/issue28-population-structure.md)."""
+    acc, ema, pca = [], [], []
+    for seed in range(500, 512):
+        G, pop = _dosages(300, 2, 100, 0.02, seed)
+        acc.append(_acc(pop, PopulationEMA(n_clusters=2, random_state=seed).fit(G).labels_))
+        ema.append(_acc(pop, PopulationEMA(n_clusters=2, refine=None, random_state=seed).fit(G).labels_))
+        pca.append(_acc(pop, pca_kmeans_labels(G, 2, random_state=seed)))
+    assert np.mean(acc) > np.mean(ema) + 0.002, (acc, ema)
+    assert np.mean(acc) >= np.mean(pca) - 0.005, (acc, pca)
+
+
+@pytest.mark.parametrize("refine", ["em", "fmodel"])
+def test_refinement_continues_from_emas_fixed_point_to_its_own(refine):
+    """The refinement starts where EMA stopped (same arc posteriors, more iterates, one trace) and ends at a fixed
+    point of its own M step (EM's, or the F-model posterior mean with drifts re-estimated)."""
+    from pgmpy_ext.popgen._engine import DosageSource, PopulationSteps
+
+    G, _ = _dosages(200, 2, 150, 0.03, 9)
+    ema = PopulationEMA(n_clusters=2, refine=None, tol=1e-10, random_state=0).fit(G)
+    est = PopulationEMA(n_clusters=2, refine=refine, tol=1e-10, random_state=0).fit(G)
+    assert_array_equal(est.arc_posterior_, ema.arc_posterior_)
+    assert est.n_iter_ > ema.n_iter_
+    assert len(est.ll_trace_) == len(ema.ll_trace_) + est.n_iter_ - ema.n_iter_
+    np.testing.assert_allclose(est.ll_trace_[:len(ema.ll_trace_)], ema.ll_trace_)
+    steps = PopulationSteps(DosageSource(G.astype(np.int8), 2), 2, alpha=1.0,
+                            structure_prior=1.0 if refine == "em" else "fmodel", missing="impute")
+    res, _ = steps.e_step((est.theta_, est.weights_, None))
+    theta, weights, arc = steps.m_step(res)
+    np.testing.assert_allclose(theta, est.theta_, atol=1e-5)
+    np.testing.assert_allclose(weights, est.weights_, atol=5e-5)
+    assert np.all(arc == 1.0)
+    assert np.abs(est.theta_ - ema.theta_).max() > 1e-3  # a different fixed point from EMA's
+
+
+def test_fmodel_m_step_is_the_fmodel_posterior_mean():
+    from pgmpy_ext.popgen._engine import DosageSource, PopulationSteps, fmodel_drift, fmodel_m_step
+    from pgmpy_ext.stats import LatentClassLayout
+
+    lay = LatentClassLayout.build([2, 3], 2, 2)
+    counts = np.array([[30.0, 5.0], [10.0, 35.0], [20.0, 8.0], [15.0, 12.0], [5.0, 20.0]])
+    nc = np.array([20.0, 20.0])
+    theta, weights, arc = fmodel_m_step(lay, counts, nc, 1.0)
+    drift, pbar = fmodel_drift(counts, lay, nc)
+    lam = (1.0 - drift) / drift
+    expect = np.empty_like(counts)
+    for rows in (slice(0, 2), slice(2, 5)):
+        expect[rows] = (counts[rows] + lam * pbar[rows, None]) / (counts[rows].sum(axis=0) + lam)
+    np.testing.assert_allclose(theta, expect, rtol=1e-12)
+    np.testing.assert_allclose(weights, [0.5, 0.5])
+    assert_array_equal(arc, [1.0, 1.0])
+    ml = counts / np.r_[[counts[:2].sum(0)] * 2, [counts[2:].sum(0)] * 3]
+    assert np.all((theta - pbar[:, None]) * (ml - pbar[:, None]) >= 0)  # shrunk towards the pooled frequencies
+    assert np.all(np.abs(theta - pbar[:, None]) < np.abs(ml - pbar[:, None]))
+    source = DosageSource(np.ones((3, 2), np.int8), 2)
+    with pytest.raises(ValueError, match="structure_prior"):
+        PopulationSteps(source, 2, alpha=1.0, structure_prior="auto", missing="impute")
+
+
 def test_squarem_takes_fewer_iterates_to_the_same_fixed_point():
     """The driver's SQUAREM on the population steps (EM's M step, a slowly converging random start)."""
     from pgmpy_ext.popgen._engine import DosageSource, PopulationSteps
@@ -126,7 +187,10 @@ def test_averaging_policies_align_the_starts(policy):
 
 def test_thesis_settings_are_the_old_options():
     assert THESIS_SETTINGS == {"init": "random", "stopping": "params", "tol": 0.01, "accelerate": None,
-                               "memberships": "plug-in", "alpha": 1.0, "structure_prior": 0.5, "ld_r2": None}
+                               "memberships": "plug-in", "alpha": 1.0, "structure_prior": 0.5, "refine": None,
+                               "ld_r2": None}
+    with pytest.raises(ValueError, match="refine"):
+        PopulationEMA(refine="fmodel-em").fit(np.array([[0, 1], [2, 1], [1, 1]]))
     with pytest.raises(ValueError, match="stopping"):
         PopulationEMA(stopping="ll").fit(np.array([[0, 1], [2, 1], [1, 1]]))
     with pytest.raises(ValueError, match="memberships"):
