@@ -231,17 +231,23 @@ def table(rows: list[dict], methods) -> list[str]:
 
 
 def goals(rows, ours_name, others) -> list[str]:
+    """Where the default's mean accuracy is more than 0.5 points below a baseline's, both averaged over the seeds
+    the baseline ran on (the slow references run on fewer seeds than the rest)."""
     out = []
     keys = sorted({(r["kind"], r["level"]) for r in rows})
     for kind, level in keys:
-        def acc(m):
-            v = [r["acc"] for r in rows if r["kind"] == kind and r["level"] == level and r["method"] == m]
-            return float(np.mean(v)) if v else float("nan")
-        a = acc(ours_name)
+        def accs(m):
+            return {r["seed"]: r["acc"] for r in rows if (r["kind"], r["level"], r["method"]) == (kind, level, m)}
+        mine = accs(ours_name)
         for o in others:
-            b = acc(o)
-            if np.isfinite(b) and a < b - 0.005:
-                out.append(f"* {kind} {level}: {ours_name} {a:.3f} < {o} {b:.3f} (more than 0.5 points below)")
+            theirs = accs(o)
+            common = sorted(set(mine) & set(theirs))
+            if not common:
+                continue
+            a, b = np.mean([mine[s] for s in common]), np.mean([theirs[s] for s in common])
+            if a < b - 0.005:
+                out.append(f"* {kind} {level}: {ours_name} {a:.3f} < {o} {b:.3f} on the same {len(common)} seeds "
+                           "(more than 0.5 points below)")
     return out or ["* none: the default is within 0.5 points of (or above) every baseline on every data set."]
 
 
@@ -316,15 +322,16 @@ def main():
                                                           "ours without the F-model refinement (refine=None)",
                                                           "ours without linkage pruning (ld_r2=None)",
                                                           "ADMIXTURE-style EM (reference)", "fastmixture"])
-    lines += ["## Accuracy goal: where the default is more than 0.5 points below a baseline", ""] + \
+    lines += ["## Accuracy goal: where the default is more than 0.5 points below a baseline (same seeds)", ""] + \
         goals(rows, base, others) + [""]
     lines += ["## Paired differences (default minus baseline, same data sets), mean +- standard error over seeds",
               ""] + paired(rows, base, others) + [""]
-    cal = [r for r in rows if r["method"] == base]
-    gap = [r["maxq"] - r["acc"] for r in cal]
-    lines += ["## Calibration of the default (mean max q minus accuracy, per data set)", "",
-              f"mean {np.mean(gap):+.3f}, mean |gap| {np.mean(np.abs(gap)):.3f}, largest {max(gap, key=abs):+.3f} "
-              f"over {len(gap)} data sets.", ""]
+    lines += ["## Calibration (mean max q minus accuracy, per data set)", ""]
+    for m in [base] + ([] if args.tune else ["ours without the F-model refinement (refine=None)"]):
+        gap = [r["maxq"] - r["acc"] for r in rows if r["method"] == m]
+        lines += [f"* {m}: mean {np.mean(gap):+.3f}, mean |gap| {np.mean(np.abs(gap)):.3f}, largest "
+                  f"{max(gap, key=abs):+.3f} over {len(gap)} data sets."]
+    lines += [""]
     text = "\n".join(lines)
     if args.out:
         Path(args.out).write_text(text + "\n")
