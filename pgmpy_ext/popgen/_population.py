@@ -69,8 +69,8 @@ STOPPING_RULES = ("loglik", "params")
 MEMBERSHIPS = ("predictive", "plug-in")
 
 #: The thesis's chapter-8 setting of ``PopulationEMA`` (with ``n_init=1000``; 500 for HGDP): random Dirichlet(1)
-#: starts, the L-infinity parameter rule at 0.01, plain iterations and the plug-in posteriors. The reproductions
-#: pass it; ``PopulationEMA(**THESIS_SETTINGS, n_init=m)``.
+#: starts, the L-infinity parameter rule at 0.01, plain iterations, EMA's fixed point (no refinement), every SNP and
+#: the plug-in posteriors. The reproductions pass it; ``PopulationEMA(**THESIS_SETTINGS, n_init=m)``.
 THESIS_SETTINGS = {"init": "random", "stopping": "params", "tol": 0.01, "accelerate": None,
                    "memberships": "plug-in", "alpha": 1.0, "structure_prior": 0.5, "refine": None, "ld_r2": None}
 
