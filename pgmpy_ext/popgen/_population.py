@@ -132,8 +132,8 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
 
     **Defaults and the thesis's setting.** By default a fit starts from k-means on the leading singular vectors of
     the standardised genotypes (``init="svd"``), runs EMA under SQUAREM until the log-likelihood changes by at most
-    ``tol`` relative (``stopping="loglik"``), continues from EMA's fixed point with the F-model M step
-    (``refine="fmodel"``) and reports calibrated memberships (``memberships="predictive"``).
+    ``tol`` relative (``stopping="loglik"``), continues from EMA's fixed point with EM's M step
+    (``refine="em"``) and reports calibrated memberships (``memberships="predictive"``).
     The thesis's chapter-8 setting is ``PopulationEMA(init="random", n_init=1000, stopping="params", tol=0.01,
     accelerate=None, memberships="plug-in", refine=None, ld_r2=None)`` (``THESIS_SETTINGS`` without ``n_init``);
     the reproductions use it.
@@ -174,16 +174,17 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
     structure_prior : float, default 0.5
         Prior probability of each arc ``C -> locus`` (0.5 = uniform over the selective structures, the thesis;
         1 = every locus depends on the cluster, i.e. EM with posterior-mean frequencies).
-    refine : {"fmodel", "em", None}, default "fmodel"
+    refine : {"em", "fmodel", None}, default "em"
         A second run from EMA's fixed point (its expected counts) to convergence under the same ``stopping``
-        rule, with every arc present: ``"fmodel"``, the clusters' allele frequencies at their posterior means under
-        the F-model prior around the pooled frequencies, with each cluster's drift estimated by moments from the
-        current counts at every step (empirical Bayes; the prior of ``memberships="predictive"``); ``"em"``, EM's M
-        step (``structure_prior=1``); None, EMA's fixed point (the thesis). EMA's arc posteriors follow the current
-        partition: on 100 unlinked SNPs (every SNP weakly differentiated) its iterations lost individuals that the
-        start had right, and the refinement, which weighs every SNP, brought the accuracy from 1.5 points below
-        PCA + k-means to its level; on linked data it kept EMA's gains (``docs/decisions/
-        issue28-population-structure.md``). ``arc_posterior_`` stays EMA's.
+        rule, with every arc present: ``"em"``, EM's M step (``structure_prior=1``); ``"fmodel"``, the clusters'
+        allele frequencies at their posterior means under the F-model prior around the pooled frequencies, each
+        cluster's drift estimated by moments at every step (the prior of ``memberships="predictive"``); None, EMA's
+        fixed point (the thesis). EMA's arc posteriors follow the current partition: on 100 unlinked SNPs (every
+        SNP weakly differentiated) its iterations lost individuals that the start had right, and the refinement,
+        which weighs every SNP, brought the accuracy from 1.5 points below PCA + k-means to its level; on linked
+        data it kept EMA's gains (``docs/decisions/issue28-population-structure.md``). ``"fmodel"`` was as good on
+        the tuning simulations but merges a cluster whose estimated drift is near 0 (a population in the middle of
+        the others, e.g. the thesis's toy data) into the pooled frequencies. ``arc_posterior_`` stays EMA's.
     ld_r2 : float in (0, 1) or None, default 0.2
         Linkage pruning of SNP data before the fit (``None``: every polymorphic SNP, the thesis). Walking along the
         SNPs in the order of the columns (genome order, as PLINK and VCF files have them), a SNP is dropped when its
@@ -272,8 +273,9 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         E N_{ijk} = \sum_d \sum_g \begin{cases} q_{dj} 1[a_{dig} = k] & \text{observed} \\
         q_{dj}\theta_{ijk} & \text{missing} \end{cases}
 
-    and EMA's model-averaging step (the thesis's eqs. 7.10-7.22) on these allele-copy counts. With
-    ``refine="fmodel"`` the fit then continues from EMA's fixed point with every arc present and
+    and EMA's model-averaging step (the thesis's eqs. 7.10-7.22) on these allele-copy counts. With ``refine="em"``
+    the fit then continues from EMA's fixed point with EM's M step (every arc present, posterior-mean frequencies
+    :math:`(\alpha + E N_{ijk}) / (r_i\alpha + E N_{ij})`); with ``refine="fmodel"`` with
 
     .. math::
         \theta_{ijk} = \frac{E N_{ijk} + \lambda_j \bar p_{ik}}{E N_{ij} + \lambda_j},\qquad
@@ -340,7 +342,7 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
 
     def __init__(self, n_clusters=2, *, ploidy=2, missing="impute", init="svd", n_init=1, policy="best",
                  stopping="loglik", tol=1e-7, accelerate="squarem", memberships="predictive", alpha=1.0,
-                 structure_prior=0.5, refine="fmodel", ld_r2=0.2, ld_window=50, max_iter=1000, random_state=None,
+                 structure_prior=0.5, refine="em", ld_r2=0.2, ld_window=50, max_iter=1000, random_state=None,
                  n_jobs=None, show_progress=False, handle_unknown="ignore"):
         self.n_clusters = n_clusters
         self.ploidy = ploidy

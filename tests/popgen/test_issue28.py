@@ -53,8 +53,8 @@ def test_default_matches_pca_kmeans_where_the_thesis_setting_fails():
 
 def test_refinement_meets_pca_kmeans_on_the_issues_example():
     """K = 2, F 0.02, 100 unlinked SNPs: EMA's arc averaging alone ends below PCA + k-means (its iterations lose
-    individuals the SVD start had right); the F-model refinement (the default) weighs every SNP and ends above both
-    (docs/decisions/issue28-population-structure.md)."""
+    individuals the SVD start had right); EM's M step from EMA's fixed point (``refine="em"``, the default) weighs
+    every SNP and ends above both (docs/decisions/issue28-population-structure.md)."""
     acc, ema, pca = [], [], []
     for seed in range(500, 512):
         G, pop = _dosages(300, 2, 100, 0.02, seed)
