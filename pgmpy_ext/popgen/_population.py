@@ -182,9 +182,10 @@ class PopulationEMA(ClusterMixin, BaseEstimator):
         fixed point (the thesis). EMA's arc posteriors follow the current partition: on 100 unlinked SNPs (every
         SNP weakly differentiated) its iterations lost individuals that the start had right, and the refinement,
         which weighs every SNP, brought the accuracy from 1.5 to 0.3 points below PCA + k-means (10 held-out
-        simulations); on linked data it kept EMA's gains (``docs/decisions/issue28-population-structure.md``). ``"fmodel"`` was as good on
-        the tuning simulations but merges a cluster whose estimated drift is near 0 (a population in the middle of
-        the others, e.g. the thesis's toy data) into the pooled frequencies. ``arc_posterior_`` stays EMA's.
+        simulations); on linked data it kept EMA's gains (``docs/decisions/issue28-population-structure.md``).
+        ``"fmodel"`` was as good on the tuning simulations but merges a cluster whose estimated drift is near 0 (a
+        population in the middle of the others, e.g. the thesis's toy data) into the pooled frequencies.
+        ``arc_posterior_`` stays EMA's.
     ld_r2 : float in (0, 1) or None, default 0.2
         Linkage pruning of SNP data before the fit (``None``: every polymorphic SNP, the thesis). Walking along the
         SNPs in the order of the columns (genome order, as PLINK and VCF files have them), a SNP is dropped when its
