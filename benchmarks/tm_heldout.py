@@ -120,7 +120,9 @@ def _tm_options(spec: str) -> dict:
     out = {}
     for part in spec.split(";"):
         k, v = part.split("=")
-        if k == "p" and "/" in v:  # a grid: chosen by inner cross-validation
+        if k == "p" and v == "evidence":  # the evidence fixed point
+            out[names[k]] = v
+        elif k == "p" and "/" in v:  # a grid: chosen by inner cross-validation
             out[names[k]] = tuple(float(x) for x in v.split("/"))
         elif k in ("p", "a"):
             out[names[k]] = float(v)

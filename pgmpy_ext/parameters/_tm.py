@@ -40,6 +40,7 @@ from pgmpy_ext.parameters._tm_solvers import (
     SolverRun,
     run_tm_iteration,
 )
+from pgmpy_ext.parameters._tm_evidence import evidence_strength
 from pgmpy_ext.stats import TMData, family_counts
 from pgmpy_ext.utils import ANY, Interval, Options, check_option, check_params, normalize_columns
 
@@ -57,6 +58,9 @@ SOLVERS = ("tm", "lbfgs")
 #: the generative parameters (times the number of feature-parent configurations of the family). Chosen by held-out
 #: log loss over the public UCI sets, ``docs/decisions/tm-regularisation.md``.
 DEFAULT_PRIOR_STRENGTH = 30.0
+EVIDENCE_START = {"generative": 30.0, "uniform": 1.0}
+EVIDENCE_ITER = 4
+EVIDENCE_MEANS = None
 
 
 @dataclass
@@ -170,6 +174,11 @@ def prior_strengths(prior_strength, solver: str = "lbfgs") -> tuple:
     cross-validation): ``"auto"`` is :data:`DEFAULT_PRIOR_STRENGTH` for ``solver="lbfgs"`` and 0 (no prior, the
     thesis's objective) for ``solver="tm"``; a number is itself; a sequence is its values."""
     if isinstance(prior_strength, str):
+        if prior_strength == "evidence":
+            if solver != "lbfgs":
+                raise ValueError("prior_strength='evidence' needs solver='lbfgs' (the thesis's TM iteration has no "
+                                 "prior).")
+            return (DEFAULT_PRIOR_STRENGTH,)
         if prior_strength != "auto":
             raise ValueError(f"prior_strength == {prior_strength!r}, must be 'auto', a number >= 0 or a sequence of "
                              "numbers >= 0 (chosen by inner cross-validation).")
@@ -397,7 +406,16 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 1.
     if len(grid) > 1:
         strength, cv_scores = cv_prior_strength(lay, grid, alpha=alpha, cv=cv, tol=tol, max_iter=max_iter,
                                                 coordinates=coordinates, mean=prior_mean)
-    if solver == "lbfgs":
+    if solver == "lbfgs" and isinstance(prior_strength, str) and prior_strength == "evidence":
+        best = None
+        for m in (EVIDENCE_MEANS or (prior_mean,)):
+            got = evidence_strength(tmd, T, frozen, ev.cll, alpha=alpha, mean=m, start=EVIDENCE_START[m],
+                                    n_iter=EVIDENCE_ITER, tol=tol, max_iter=max_iter)
+            if best is None or got[3] > best[3]:
+                best = got
+        strength, run, cv_scores, _ = best
+        cv_scores = np.asarray(cv_scores, dtype=np.float64)
+    elif solver == "lbfgs":
         prior = None
         if strength > 0:
             prior = Prior(float(strength), O + float(alpha), prior_mean)

@@ -1,0 +1,85 @@
+"""Screening of data-driven prior strengths for the TM (issue 26, decision note section 7): run the variant keys
+of ``tm_heldout`` on a subset of sets (10 folds) with a private cache, and compare them with the cached baselines
+(NB, TAN, tuned LR, the default ``p=30`` and the inner-CV ridge) of ``benchmarks/.cache/tm_heldout``.
+
+Usage: python benchmarks/tm_evidence_screen.py SETS KEY[,KEY...] [--cache DIR]
+"""
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import tm_heldout as T  # noqa: E402
+from _common import load_average  # noqa: E402
+
+BASE = ["NB", "TAN", "LR", "NB-TM:p=30", "TAN-TM:p=30", "NB-TM:p=30/10/3/1/0.3/0.1/0.03;m=uniform"]
+
+
+KNOBS = {"both": {"EVIDENCE_MEANS": ("generative", "uniform")}, "plain": {"LOCAL": False},
+         "it2": {"EVIDENCE_ITER": 2}, "it1": {"EVIDENCE_ITER": 1}, "damp": {}}
+_make = T.make_learner
+
+
+def make_learner(key):
+    """``key#knob+knob``: the learner of ``key`` with module settings of the evidence rule (experiments only)."""
+    import pgmpy_ext.parameters._tm as tm
+    import pgmpy_ext.parameters._tm_evidence as tme
+
+    base, _, knobs = key.partition("#")
+    tm.EVIDENCE_MEANS, tm.EVIDENCE_ITER, tme.LOCAL = None, 4, True
+    for k in filter(None, knobs.split("+")):
+        for name, v in KNOBS[k].items():
+            setattr(tm if hasattr(tm, name) else tme, name, v)
+    return _make(base)
+
+
+T.make_learner = make_learner
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("sets")
+    ap.add_argument("keys")
+    ap.add_argument("--cache", default=os.environ.get("TM_EV_CACHE", "/tmp/i26c_cache"))
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    names = T.all_datasets() if a.sets == "all" else T.SCREEN if a.sets == "screen" else a.sets.split(",")
+    keys = a.keys.split(",")
+    print("load average", load_average(), flush=True)
+    main_cache = T.CACHE
+    rows = {}
+    for n in names:
+        T.CACHE = main_cache
+        base = T.evaluate(n, 10, BASE, 5000, log=lambda *x: None)
+        T.CACHE = Path(a.cache)
+        new = T.evaluate(n, 10, keys, 5000, log=lambda *x: None)
+        r = {k: (float(-v["logp"].mean()), float(100 * v["correct"].mean()), float(np.median(v["fit_time"])))
+             for k, v in {**base, **new}.items()}
+        rows[n] = r
+        print(n, " ".join(f"{k}={v[0]:.4f}/{v[2] / r[('TAN' if k.startswith('TAN') else 'NB') + '-TM:p=30'][2]:.1f}x"
+                          for k, v in r.items() if k in keys), f"| NB {r['NB'][0]:.4f} LR {r['LR'][0]:.4f}",
+              f"p30 {r['NB-TM:p=30'][0]:.4f}", flush=True)
+    print("load average", load_average())
+    for k in keys:
+        twin = "TAN" if k.startswith("TAN") else "NB"
+        dflt = twin + "-TM:p=30"
+        ll = np.array([rows[n][k][0] for n in names])
+        tw = np.array([rows[n][twin][0] for n in names])
+        lr = np.array([rows[n]["LR"][0] for n in names])
+        tm = np.array([rows[n][k][2] / rows[n][dflt][2] for n in names])
+        r = ll / tw
+        print(f"{k}: mean {ll.mean():.4f} (twin {tw.mean():.4f}, LR {lr.mean():.4f}, default "
+              f"{np.mean([rows[n][dflt][0] for n in names]):.4f}) / LR {ll.mean() / lr.mean():.3f}; no worse than "
+              f"{twin} {int((r <= 1).sum())}/{len(names)}, worst {r.max():.3f} ({names[int(np.argmax(r))]}); "
+              f"acc {np.mean([rows[n][k][1] for n in names]):.2f} vs {np.mean([rows[n][twin][1] for n in names]):.2f}; "
+              f"median time {np.median(tm):.2f}x default (max {tm.max():.1f}x)")
+    if a.out:
+        Path(a.out).write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,144 @@
+"""The prior strength of the TM's Gaussian prior by the evidence (MacKay) fixed point (issue 26).
+
+For the log-linear coordinates of :class:`~pgmpy_ext.parameters._tm_solvers.LBFGSSolver` (NB, TAN, FAN, ...: every
+block has a host) the conditional log-likelihood is ``sum_u n_u log softmax_c(sum_b beta[g_ub K + c])``: unique row
+``u`` reads, for class ``c``, one cell ``g_ub K + c`` of every block ``b`` (``g`` = the cell's group without the
+class, ``TMData.idx // K``). Its negative Hessian is
+
+    H = sum_u n_u sum_{c, c'} S_u[c, c'] e_{g_u, c} e_{g_u, c'}^T,  S_u = diag(p_u) - p_u p_u^T
+
+(``e_{g, c}`` the indicator of the cells ``g_ub K + c`` over the blocks), and with the prior of precision
+``lambda Q`` (``Q`` = ``q_b`` per cell, 0 where a cell is unpenalised) the evidence of ``lambda`` is maximal where
+
+    lambda = gamma / ((beta - beta_0)^T Q (beta - beta_0)),   gamma = sum_penalised (1 - lambda Q_jj (A^-1)_jj),
+    A = H + lambda Q,
+
+``gamma`` the number of parameters the data determine (MacKay 1992, "The evidence framework applied to
+classification networks"; Bishop 2006, section 3.5.2 and 4.5). :func:`evidence_strength` iterates it with
+warm-started refits.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from pgmpy_ext.parameters._tm_solvers import LBFGSSolver, Prior, SolverRun
+from pgmpy_ext.stats import TMData
+
+__all__ = ["cll_hessian", "effective_parameters", "evidence_strength"]
+
+#: Smallest and largest strength the fixed point may reach (the generative limit and a nearly free fit).
+_STRENGTH_RANGE = (1e-3, 1e4)
+LOCAL = True
+MAX_STEP = 10.0
+
+
+def cll_hessian(tmd: TMData, log_theta: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """The negative Hessian of the training CLL in the log-linear coordinates, on the cells ``free`` (dense,
+    ``(free.size, free.size)``), at the normalised log-parameters ``log_theta``."""
+    from scipy import sparse
+
+    K = tmd.n_classes
+    P = tmd.evaluate(None, posterior=True, log_theta=log_theta).posterior
+    n = tmd.W.sum(axis=1)
+    G = tmd.size // K
+    groups = tmd.idx // K  # (n_unique, B): the group of the cell each row reads in each block
+    n_u, B = groups.shape
+    A = sparse.csr_matrix((np.ones(n_u * B), groups.ravel(), np.arange(0, n_u * B + 1, B)), shape=(n_u, G))
+    full = np.zeros((G, K, G, K))
+    for c in range(K):
+        for c2 in range(c, K):
+            s = n * ((P[:, c] if c == c2 else 0.0) - P[:, c] * P[:, c2])
+            M = (A.T @ sparse.diags(s) @ A).toarray()
+            full[:, c, :, c2] = M
+            if c2 != c:
+                full[:, c2, :, c] = M
+    full = full.reshape(G * K, G * K)
+    return full[np.ix_(free, free)]
+
+
+def _whitened_spectrum(H: np.ndarray, prec: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(mu, V)``: the eigen-decomposition of ``Q^-1/2 H_p Q^-1/2`` on the penalised cells (``Q = prec / lam``),
+    ``H_p`` the Hessian with the unpenalised cells profiled out (its Schur complement)."""
+    pen, unp = prec > 0, prec <= 0
+    Hp = H[np.ix_(pen, pen)]
+    if unp.any():
+        Hpu = H[np.ix_(pen, unp)]
+        Hp = Hp - Hpu @ np.linalg.pinv(H[np.ix_(unp, unp)], hermitian=True) @ Hpu.T
+    s = 1.0 / np.sqrt(prec[pen] / lam)
+    mu, V = np.linalg.eigh(s[:, None] * Hp * s[None, :])
+    return np.maximum(mu, 0.0), V
+
+
+def effective_parameters(H: np.ndarray, prec: np.ndarray) -> float:
+    """``gamma = sum_penalised (1 - prec_j (A^-1)_jj)`` with ``A = H + diag(prec)`` (a tiny ridge on the unpenalised
+    cells, whose directions may be flat: the class prior under a uniform mean)."""
+    from scipy.linalg import cho_factor, cho_solve
+
+    A = H + np.diag(np.where(prec > 0, prec, 1e-8 * max(1.0, float(np.max(np.diag(H), initial=1.0)))))
+    pen = np.flatnonzero(prec > 0)
+    cf = cho_factor(A, lower=True, check_finite=False)
+    E = np.zeros((A.shape[0], pen.size))
+    E[pen, np.arange(pen.size)] = 1.0
+    diag = np.einsum("ij,ij->j", E, cho_solve(cf, E, check_finite=False))
+    return float(np.sum(1.0 - prec[pen] * diag))
+
+
+def local_fixed_point(mu: np.ndarray, a: np.ndarray, lam: float, n_steps: int = 200) -> float:
+    """The evidence fixed point of the quadratic model around the MAP at ``lam``: with whitened eigenvalues ``mu``
+    and the whitened distance to the mean ``a`` (eigen-coordinates), the MAP at ``l`` is at
+    ``a_i (mu_i + lam) / (mu_i + l)``, so ``gamma(l) = sum mu / (mu + l)`` and ``dist(l) = sum a^2 ((mu + lam) /
+    (mu + l))^2``; ``l <- gamma(l) / dist(l)`` iterated from ``lam`` (in log space, clipped to the range)."""
+    a2 = a * a
+    lo, hi = _STRENGTH_RANGE
+    l = lam
+    for _ in range(n_steps):
+        g = float(np.sum(mu / (mu + l)))
+        d = float(np.sum(a2 * ((mu + lam) / (mu + l)) ** 2))
+        new = min(max(g / max(d, 1e-300), lo), hi)
+        if abs(np.log(new / l)) < 1e-4:
+            return new
+        l = new
+    return l
+
+
+def evidence_strength(tmd: TMData, T: np.ndarray, frozen: np.ndarray, cll0: float, *, alpha: float, mean: str,
+                      start: float, n_iter: int, tol: float, max_iter: int, rtol: float = 0.05
+                      ) -> tuple[float, SolverRun, list, float]:
+    """``(strength, run at it, [(strength, gamma, weighted distance, log evidence), ...], log evidence)``: the
+    evidence fixed point from ``start``, at most ``n_iter`` updates, each followed by a fit warm-started from the
+    previous one; stops when the strength moves by less than ``rtol`` (relative)."""
+    O = tmd.observed  # noqa: E741
+    lam, trace = float(start), []
+    cll = cll0
+    run, log_z = None, np.nan
+    for it in range(n_iter + 1):
+        solver = LBFGSSolver(tmd, T, frozen, prior=Prior(lam, O + float(alpha), mean))
+        run = solver.run(cll, tol=tol, max_iter=max_iter, t_start=time.perf_counter())
+        if solver.plan is None or solver.prec is None:
+            break
+        x = solver.z / solver.d
+        diff = x - solver.centre
+        prec = solver.prec
+        dist = float(np.dot(prec / lam, diff * diff))
+        H = cll_hessian(tmd, solver.log_theta_of(solver.z).copy(), solver.free)
+        mu, V = _whitened_spectrum(H, prec, lam)
+        pen = prec > 0
+        a = V.T @ (np.sqrt(prec[pen] / lam) * diff[pen])
+        gamma = float(np.sum(mu / (mu + lam)))
+        log_z = float(run.cll_trace[-1]) - 0.5 * lam * dist - 0.5 * float(np.sum(np.log1p(mu / lam)))
+        trace.append((lam, gamma, dist, log_z))
+        if it == n_iter:
+            break
+        if LOCAL:
+            new = local_fixed_point(mu, a, lam)
+        else:
+            new = float(np.clip(gamma / max(dist, 1e-300), *_STRENGTH_RANGE))
+        new = float(np.clip(new, lam / MAX_STEP, lam * MAX_STEP))
+        T, cll = run.counts, float(run.cll_trace[-1])
+        if abs(np.log(new / lam)) < np.log1p(rtol):
+            break
+        lam = new
+    return lam, run, trace, log_z
