@@ -19,8 +19,10 @@ from _common import load_average  # noqa: E402
 BASE = ["NB", "TAN", "LR", "NB-TM:p=30", "TAN-TM:p=30", "NB-TM:p=30/10/3/1/0.3/0.1/0.03;m=uniform"]
 
 
-KNOBS = {"both": {"EVIDENCE_MEANS": ("generative", "uniform")}, "plain": {"LOCAL": False},
-         "it2": {"EVIDENCE_ITER": 2}, "it1": {"EVIDENCE_ITER": 1}, "damp": {}}
+#: ``#knob`` suffixes of a learner key: ``damp`` = dense Hessian always (the screening rows), ``grp`` = the per-group
+#: blocks always, ``d400`` = the library's rule (dense up to 400 free cells), ``plain`` = MacKay's plain update.
+KNOBS = {"plain": {"LOCAL": False}, "it2": {"EVIDENCE_ITER": 2}, "it1": {"EVIDENCE_ITER": 1}, "damp": {},
+         "grp": {"DENSE_MAX": 0}, "d400": {"DENSE_MAX": 400}}
 _make = T.make_learner
 
 
@@ -30,7 +32,7 @@ def make_learner(key):
     import pgmpy_ext.parameters._tm_evidence as tme
 
     base, _, knobs = key.partition("#")
-    tm.EVIDENCE_MEANS, tm.EVIDENCE_ITER, tme.LOCAL = None, 4, True
+    tm.EVIDENCE_ITER, tme.LOCAL, tme.DENSE_MAX = 4, True, 10**9
     for k in filter(None, knobs.split("+")):
         for name, v in KNOBS[k].items():
             setattr(tm if hasattr(tm, name) else tme, name, v)

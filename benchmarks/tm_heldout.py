@@ -120,7 +120,7 @@ def _tm_options(spec: str) -> dict:
     out = {}
     for part in spec.split(";"):
         k, v = part.split("=")
-        if k == "p" and v == "evidence":  # the evidence fixed point
+        if k == "p" and v in ("evidence", "alo"):  # the evidence fixed point
             out[names[k]] = v
         elif k == "p" and "/" in v:  # a grid: chosen by inner cross-validation
             out[names[k]] = tuple(float(x) for x in v.split("/"))

@@ -134,7 +134,8 @@ class StructuralTMClassifier(BNClassifierBase):
         super()._check_params()
         check_tm_params(self.alpha, self.tol, self.max_iter, self.line_search, self.solver, self.prior_strength,
                         self.prior_mean, self.cv)
-        if len(prior_strengths(self.prior_strength, self.solver)) > 1:
+        evidence = isinstance(self.prior_strength, str) and self.prior_strength == "evidence"
+        if evidence or len(prior_strengths(self.prior_strength, self.solver)) > 1:
             raise ValueError(f"prior_strength == {self.prior_strength!r}: structural TM scores every candidate with "
                              "one prior strength; give a number (or 'auto').")
 

@@ -31,6 +31,7 @@ from sklearn.utils import check_scalar
 from pgmpy_ext._compat import DAG, DiscreteBayesianNetwork, DiscreteParameterEstimator
 from pgmpy_ext.data import PARAMETER_VOCABULARY, EncodedData, check_pgmpy_data, encode, pgmpy_state_names
 from pgmpy_ext.models import cpds_from_counts, sorted_parents
+from pgmpy_ext.parameters._tm_evidence import evidence_strength
 from pgmpy_ext.parameters._tm_solvers import (
     LBFGS_COORDINATES,
     PRIOR_MEANS,
@@ -40,7 +41,6 @@ from pgmpy_ext.parameters._tm_solvers import (
     SolverRun,
     run_tm_iteration,
 )
-from pgmpy_ext.parameters._tm_evidence import evidence_strength
 from pgmpy_ext.stats import TMData, family_counts
 from pgmpy_ext.utils import ANY, Interval, Options, check_option, check_params, normalize_columns
 
@@ -48,7 +48,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_PRIOR_STRENGTH", "LINE_SEARCHES", "PRIOR_MEANS", "SOLVERS", "THESIS_GRID", "TMEstimator",
            "TMResult", "check_tm_params", "class_children", "cv_cll", "cv_log_proba", "fit_tm", "inner_folds",
-           "prior_strengths"]
+           "prior_strengths", "uses_evidence"]
 
 #: Valid ``line_search`` options: the thesis's 0.01 grid (spec 5.6, decision 2) and backtracking (REC).
 LINE_SEARCHES = ("grid", "backtracking")
@@ -58,9 +58,15 @@ SOLVERS = ("tm", "lbfgs")
 #: the generative parameters (times the number of feature-parent configurations of the family). Chosen by held-out
 #: log loss over the public UCI sets, ``docs/decisions/tm-regularisation.md``.
 DEFAULT_PRIOR_STRENGTH = 30.0
-EVIDENCE_START = {"generative": 30.0, "uniform": 1.0}
+#: ``prior_strength="evidence"``: the strength the evidence fixed point starts from (per ``prior_mean``) and the
+#: number of its updates (each followed by a warm-started refit); ``docs/decisions/tm-regularisation.md`` section 7.
+EVIDENCE_START = {"generative": DEFAULT_PRIOR_STRENGTH, "uniform": 1.0}
 EVIDENCE_ITER = 4
-EVIDENCE_MEANS = None
+
+
+def uses_evidence(prior_strength, solver: str = "lbfgs") -> bool:
+    """Whether ``prior_strength`` asks for the evidence rule (``"evidence"`` with ``solver="lbfgs"``)."""
+    return solver == "lbfgs" and isinstance(prior_strength, str) and prior_strength == "evidence"
 
 
 @dataclass
@@ -112,6 +118,10 @@ class TMResult:
     cv_scores : numpy.ndarray of float64 or None
         When the strength was chosen by inner cross-validation: the summed held-out CLL of every candidate, from
         the strongest to the weakest (NaN for those the search did not reach).
+    evidence_trace : numpy.ndarray of float64, shape (n_updates, 4), or None
+        When the strength was chosen by the evidence rule (``prior_strength="evidence"``): per fit, the strength,
+        the effective number of parameters ``gamma``, the prior-weighted squared distance of the MAP from the prior
+        mean and the Laplace log-evidence (up to a constant); see :mod:`pgmpy_ext.parameters._tm_evidence`.
     """
 
     class_node: object
@@ -130,6 +140,7 @@ class TMResult:
     objective_trace: np.ndarray = field(default_factory=lambda: np.zeros(0))
     prior_strength: float = 0.0
     cv_scores: np.ndarray | None = None
+    evidence_trace: np.ndarray | None = None
 
     @property
     def cll(self) -> float:
@@ -174,14 +185,14 @@ def prior_strengths(prior_strength, solver: str = "lbfgs") -> tuple:
     cross-validation): ``"auto"`` is :data:`DEFAULT_PRIOR_STRENGTH` for ``solver="lbfgs"`` and 0 (no prior, the
     thesis's objective) for ``solver="tm"``; a number is itself; a sequence is its values."""
     if isinstance(prior_strength, str):
-        if prior_strength == "evidence":
+        if prior_strength == "evidence":  # chosen during the fit; its starting value here
             if solver != "lbfgs":
                 raise ValueError("prior_strength='evidence' needs solver='lbfgs' (the thesis's TM iteration has no "
                                  "prior).")
             return (DEFAULT_PRIOR_STRENGTH,)
         if prior_strength != "auto":
-            raise ValueError(f"prior_strength == {prior_strength!r}, must be 'auto', a number >= 0 or a sequence of "
-                             "numbers >= 0 (chosen by inner cross-validation).")
+            raise ValueError(f"prior_strength == {prior_strength!r}, must be 'auto', 'evidence', a number >= 0 or a "
+                             "sequence of numbers >= 0 (chosen by inner cross-validation).")
         return (DEFAULT_PRIOR_STRENGTH,) if solver == "lbfgs" else (0.0,)
     if isinstance(prior_strength, (numbers.Real, np.number)) and not isinstance(prior_strength, bool):
         values = (float(prior_strength),)
@@ -323,7 +334,12 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 1.
         0 and the held-out log loss explodes). 0: no prior (the pre-0.2 default, the thesis's objective). A
         sequence: the strength with the best held-out CLL in an inner ``cv``-fold cross-validation on the training
         rows (:func:`inner_folds`; about ``cv x len(grid)`` fits, warm-started along the grid), then one fit on all
-        rows with it; :attr:`TMResult.prior_strength` says which.
+        rows with it; :attr:`TMResult.prior_strength` says which. ``"evidence"``: the strength that maximises the
+        Laplace approximation of the marginal likelihood of the training classes (MacKay's fixed point
+        ``lambda = gamma / ||beta - mean||^2_Q`` with the exact Hessian of the CLL, dense up to 400 free cells and
+        per cell group above; :mod:`pgmpy_ext.parameters._tm_evidence`), from :data:`EVIDENCE_START`, at most
+        :data:`EVIDENCE_ITER` warm-started refits; for structures without log-linear coordinates (BAN, kDB with
+        k >= 2) the start value.
     prior_mean : {"generative", "uniform"}, default "generative"
         Where the prior is centred: the generative parameters (``lambda -> inf`` gives the generative classifier
         with pseudo-count ``alpha``) or uniform tables (the class prior then unpenalised: for naive Bayes exactly
@@ -406,15 +422,12 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 1.
     if len(grid) > 1:
         strength, cv_scores = cv_prior_strength(lay, grid, alpha=alpha, cv=cv, tol=tol, max_iter=max_iter,
                                                 coordinates=coordinates, mean=prior_mean)
-    if solver == "lbfgs" and isinstance(prior_strength, str) and prior_strength == "evidence":
-        best = None
-        for m in (EVIDENCE_MEANS or (prior_mean,)):
-            got = evidence_strength(tmd, T, frozen, ev.cll, alpha=alpha, mean=m, start=EVIDENCE_START[m],
-                                    n_iter=EVIDENCE_ITER, tol=tol, max_iter=max_iter)
-            if best is None or got[3] > best[3]:
-                best = got
-        strength, run, cv_scores, _ = best
-        cv_scores = np.asarray(cv_scores, dtype=np.float64)
+    evidence_trace = None
+    if uses_evidence(prior_strength, solver):
+        strength, run, trace, _ = evidence_strength(tmd, T, frozen, ev.cll, alpha=alpha, mean=prior_mean,
+                                                    start=EVIDENCE_START[prior_mean], n_iter=EVIDENCE_ITER,
+                                                    tol=tol, max_iter=max_iter, callback=on_iteration)
+        evidence_trace = np.asarray(trace, dtype=np.float64).reshape(-1, 4)
     elif solver == "lbfgs":
         prior = None
         if strength > 0:
@@ -433,7 +446,7 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 1.
                     len(run.step_sizes), run.converged, run.stop_reason, run.n_evaluations,
                     np.asarray(run.elapsed, dtype=np.float64), solver,
                     np.asarray(run.cll_trace if run.objective_trace is None else run.objective_trace,
-                               dtype=np.float64), float(strength), cv_scores)
+                               dtype=np.float64), float(strength), cv_scores, evidence_trace)
 
 
 def inner_folds(y: np.ndarray, n_splits: int) -> np.ndarray:

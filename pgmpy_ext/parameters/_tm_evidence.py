@@ -33,6 +33,7 @@ __all__ = ["cll_hessian", "effective_parameters", "evidence_strength"]
 _STRENGTH_RANGE = (1e-3, 1e4)
 LOCAL = True
 MAX_STEP = 10.0
+DENSE_MAX = 400
 
 
 def cll_hessian(tmd: TMData, log_theta: np.ndarray, free: np.ndarray) -> np.ndarray:
@@ -72,6 +73,38 @@ def _whitened_spectrum(H: np.ndarray, prec: np.ndarray, lam: float) -> tuple[np.
     return np.maximum(mu, 0.0), V
 
 
+def _group_spectrum(tmd: TMData, log_theta: np.ndarray, free: np.ndarray, prec: np.ndarray, diff: np.ndarray,
+                    lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(mu, a)`` of :func:`_whitened_spectrum` for the Hessian's ``K x K`` diagonal blocks only (one per cell group
+    ``g``: a state of a child with one configuration of its feature parents, or the class prior): the coupling
+    between the blocks (different features read by the same rows) is left out. Cells that are not free or not
+    penalised are left out too."""
+    K = tmd.n_classes
+    P = tmd.evaluate(None, posterior=True, log_theta=log_theta).posterior
+    n = tmd.W.sum(axis=1)
+    G = tmd.size // K
+    groups = (tmd.idx // K).ravel()
+    rows = np.repeat(np.arange(P.shape[0]), tmd.idx.shape[1])
+    Hg = np.zeros((G, K, K))
+    for c in range(K):
+        for c2 in range(c, K):
+            s = n * ((P[:, c] if c == c2 else 0.0) - P[:, c] * P[:, c2])
+            Hg[:, c, c2] = Hg[:, c2, c] = np.bincount(groups, weights=s[rows], minlength=G)
+    q = np.zeros(tmd.size)
+    d = np.zeros(tmd.size)
+    q[free] = prec / lam
+    d[free] = diff
+    use = q > 0
+    qg, dg, ug = q.reshape(G, K), d.reshape(G, K), use.reshape(G, K)
+    keep = ug.any(axis=1)
+    Hg, qg, dg, ug = Hg[keep], qg[keep], dg[keep], ug[keep]
+    sg = np.where(ug, 1.0 / np.sqrt(np.where(ug, qg, 1.0)), 0.0)
+    M = sg[:, :, None] * Hg * sg[:, None, :]
+    mu, V = np.linalg.eigh(M)
+    a = np.einsum("gkj,gk->gj", V, np.sqrt(qg) * dg)
+    return np.maximum(mu, 0.0).ravel(), a.ravel()
+
+
 def effective_parameters(H: np.ndarray, prec: np.ndarray) -> float:
     """``gamma = sum_penalised (1 - prec_j (A^-1)_jj)`` with ``A = H + diag(prec)`` (a tiny ridge on the unpenalised
     cells, whose directions may be flat: the class prior under a uniform mean)."""
@@ -88,45 +121,53 @@ def effective_parameters(H: np.ndarray, prec: np.ndarray) -> float:
 
 def local_fixed_point(mu: np.ndarray, a: np.ndarray, lam: float, n_steps: int = 200) -> float:
     """The evidence fixed point of the quadratic model around the MAP at ``lam``: with whitened eigenvalues ``mu``
-    and the whitened distance to the mean ``a`` (eigen-coordinates), the MAP at ``l`` is at
-    ``a_i (mu_i + lam) / (mu_i + l)``, so ``gamma(l) = sum mu / (mu + l)`` and ``dist(l) = sum a^2 ((mu + lam) /
-    (mu + l))^2``; ``l <- gamma(l) / dist(l)`` iterated from ``lam`` (in log space, clipped to the range)."""
+    and the whitened distance to the mean ``a`` (eigen-coordinates), the MAP at ``lp`` is at
+    ``a_i (mu_i + lam) / (mu_i + lp)``, so ``gamma(lp) = sum mu / (mu + lp)`` and ``dist(lp) = sum a^2 ((mu + lam) /
+    (mu + lp))^2``; ``l <- gamma(l) / dist(l)`` iterated from ``lam`` (in log space, clipped to the range)."""
     a2 = a * a
     lo, hi = _STRENGTH_RANGE
-    l = lam
+    lp = lam
     for _ in range(n_steps):
-        g = float(np.sum(mu / (mu + l)))
-        d = float(np.sum(a2 * ((mu + lam) / (mu + l)) ** 2))
+        g = float(np.sum(mu / (mu + lp)))
+        d = float(np.sum(a2 * ((mu + lam) / (mu + lp)) ** 2))
         new = min(max(g / max(d, 1e-300), lo), hi)
-        if abs(np.log(new / l)) < 1e-4:
+        if abs(np.log(new / lp)) < 1e-4:
             return new
-        l = new
-    return l
+        lp = new
+    return lp
 
 
 def evidence_strength(tmd: TMData, T: np.ndarray, frozen: np.ndarray, cll0: float, *, alpha: float, mean: str,
-                      start: float, n_iter: int, tol: float, max_iter: int, rtol: float = 0.05
-                      ) -> tuple[float, SolverRun, list, float]:
+                      start: float, n_iter: int, tol: float, max_iter: int, rtol: float = 0.05,
+                      callback=None) -> tuple[float, SolverRun, list, float]:
     """``(strength, run at it, [(strength, gamma, weighted distance, log evidence), ...], log evidence)``: the
     evidence fixed point from ``start``, at most ``n_iter`` updates, each followed by a fit warm-started from the
-    previous one; stops when the strength moves by less than ``rtol`` (relative)."""
+    previous one; stops when the strength moves by less than ``rtol`` (relative). Every update solves the fixed
+    point of the quadratic model of the objective around the current MAP (:func:`local_fixed_point`), limited to a
+    factor ``MAX_STEP``; the Hessian is dense up to ``DENSE_MAX`` free cells, else its per-group blocks
+    (:func:`_group_spectrum`). Without log-linear coordinates (no host plan) or without a prior: one fit at
+    ``start``."""
     O = tmd.observed  # noqa: E741
     lam, trace = float(start), []
     cll = cll0
     run, log_z = None, np.nan
     for it in range(n_iter + 1):
         solver = LBFGSSolver(tmd, T, frozen, prior=Prior(lam, O + float(alpha), mean))
-        run = solver.run(cll, tol=tol, max_iter=max_iter, t_start=time.perf_counter())
+        run = solver.run(cll, tol=tol, max_iter=max_iter, t_start=time.perf_counter(), callback=callback)
         if solver.plan is None or solver.prec is None:
             break
         x = solver.z / solver.d
         diff = x - solver.centre
         prec = solver.prec
         dist = float(np.dot(prec / lam, diff * diff))
-        H = cll_hessian(tmd, solver.log_theta_of(solver.z).copy(), solver.free)
-        mu, V = _whitened_spectrum(H, prec, lam)
-        pen = prec > 0
-        a = V.T @ (np.sqrt(prec[pen] / lam) * diff[pen])
+        lt = solver.log_theta_of(solver.z).copy()
+        if solver.free.size <= DENSE_MAX:
+            H = cll_hessian(tmd, lt, solver.free)
+            mu, V = _whitened_spectrum(H, prec, lam)
+            pen = prec > 0
+            a = V.T @ (np.sqrt(prec[pen] / lam) * diff[pen])
+        else:
+            mu, a = _group_spectrum(tmd, lt, solver.free, prec, diff, lam)
         gamma = float(np.sum(mu / (mu + lam)))
         log_z = float(run.cll_trace[-1]) - 0.5 * lam * dist - 0.5 * float(np.sum(np.log1p(mu / lam)))
         trace.append((lam, gamma, dist, log_z))
@@ -142,3 +183,4 @@ def evidence_strength(tmd: TMData, T: np.ndarray, frozen: np.ndarray, cll0: floa
             break
         lam = new
     return lam, run, trace, log_z
+
