@@ -2,7 +2,7 @@
 of ``tm_heldout`` on a subset of sets (10 folds) with a private cache, and compare them with the cached baselines
 (NB, TAN, tuned LR, the default ``p=30`` and the inner-CV ridge) of ``benchmarks/.cache/tm_heldout``.
 
-Usage: python benchmarks/tm_evidence_screen.py SETS KEY[,KEY...] [--cache DIR]
+Usage: python benchmarks/tm_evidence_screen.py SETS KEY[,KEY...] [--cache DIR] [--out JSON] [--time]
 """
 import argparse
 import json
@@ -22,7 +22,7 @@ BASE = ["NB", "TAN", "LR", "NB-TM:p=30", "TAN-TM:p=30", "NB-TM:p=30/10/3/1/0.3/0
 #: ``#knob`` suffixes of a learner key: ``damp`` = dense Hessian always (the screening rows), ``grp`` = the per-group
 #: blocks always, ``d400`` = the library's rule (dense up to 400 free cells), ``plain`` = MacKay's plain update.
 KNOBS = {"plain": {"LOCAL": False}, "it2": {"EVIDENCE_ITER": 2}, "it1": {"EVIDENCE_ITER": 1}, "damp": {},
-         "grp": {"DENSE_MAX": 0}, "d400": {"DENSE_MAX": 400}}
+         "grp": {"DENSE_MAX": 0}, "d400": {"DENSE_MAX": 400}, "rho": {"FIT_SCALE": True}}
 _make = T.make_learner
 
 
@@ -32,7 +32,7 @@ def make_learner(key):
     import pgmpy_ext.parameters._tm_evidence as tme
 
     base, _, knobs = key.partition("#")
-    tm.EVIDENCE_ITER, tme.LOCAL, tme.DENSE_MAX = 4, True, 10**9
+    tm.EVIDENCE_ITER, tme.LOCAL, tme.DENSE_MAX, tme.FIT_SCALE = 4, True, 10**9, False
     for k in filter(None, knobs.split("+")):
         for name, v in KNOBS[k].items():
             setattr(tm if hasattr(tm, name) else tme, name, v)
@@ -48,9 +48,12 @@ def main():
     ap.add_argument("keys")
     ap.add_argument("--cache", default=os.environ.get("TM_EV_CACHE", "/tmp/i26c_cache"))
     ap.add_argument("--out", default=None)
+    ap.add_argument("--time", action="store_true", help="time the keys against the default in this process")
     a = ap.parse_args()
     names = T.all_datasets() if a.sets == "all" else T.SCREEN if a.sets == "screen" else a.sets.split(",")
     keys = a.keys.split(",")
+    if a.time:
+        return timing(names, keys)
     print("load average", load_average(), flush=True)
     main_cache = T.CACHE
     rows = {}
@@ -85,3 +88,42 @@ def main():
 
 if __name__ == "__main__":
     main()
+
+
+def timing(names, keys, folds=3, repeats=2):
+    """Median over ``names`` of the fit time of each key over the default's (``<S>-TM:p=30``), both timed in this
+    process, alternating, on the first ``folds`` folds, best of ``repeats`` per fold (wall clock, shared machine)."""
+    import time
+    import warnings
+
+    from threadpoolctl import threadpool_limits
+
+    print("timing; load average", load_average(), flush=True)
+    ratios = {k: [] for k in keys}
+    with threadpool_limits(limits=1):
+        for n in names:
+            X, y, _ = T.load(n, 5000)
+            frames = T._fold_frames(X, y, T._folds(y, 10))[:folds]
+            line = []
+            for k in keys:
+                dflt = ("TAN" if k.startswith("TAN") else "NB") + "-TM:p=30"
+                tot = {k: 0.0, dflt: 0.0}
+                for Xtr, ytr, _, _ in frames:
+                    best = {k: np.inf, dflt: np.inf}
+                    for _ in range(repeats):
+                        for key in (dflt, k):
+                            est = make_learner(key)
+                            with warnings.catch_warnings():
+                                warnings.simplefilter("ignore")
+                                t0 = time.perf_counter()
+                                est.fit(Xtr, ytr)
+                                best[key] = min(best[key], time.perf_counter() - t0)
+                    for key in best:
+                        tot[key] += best[key]
+                ratios[k].append(tot[k] / tot[dflt])
+                line.append(f"{k} {tot[k] / tot[dflt]:.2f}x ({tot[dflt] / folds:.3f} s)")
+            print(n, "; ".join(line), flush=True)
+    for k, r in ratios.items():
+        print(f"{k}: median {np.median(r):.2f}x the default's fit time, max {np.max(r):.1f}x "
+              f"({names[int(np.argmax(r))]})")
+    print("load average", load_average())

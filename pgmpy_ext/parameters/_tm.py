@@ -118,10 +118,11 @@ class TMResult:
     cv_scores : numpy.ndarray of float64 or None
         When the strength was chosen by inner cross-validation: the summed held-out CLL of every candidate, from
         the strongest to the weakest (NaN for those the search did not reach).
-    evidence_trace : numpy.ndarray of float64, shape (n_updates, 4), or None
+    evidence_trace : numpy.ndarray of float64, shape (n_fits, 5), or None
         When the strength was chosen by the evidence rule (``prior_strength="evidence"``): per fit, the strength,
         the effective number of parameters ``gamma``, the prior-weighted squared distance of the MAP from the prior
-        mean and the Laplace log-evidence (up to a constant); see :mod:`pgmpy_ext.parameters._tm_evidence`.
+        mean, the Laplace log-evidence (up to a constant) and the scale of the mean's class contrasts; see
+        :mod:`pgmpy_ext.parameters._tm_evidence`.
     """
 
     class_node: object
@@ -427,7 +428,7 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 1.
         strength, run, trace, _ = evidence_strength(tmd, T, frozen, ev.cll, alpha=alpha, mean=prior_mean,
                                                     start=EVIDENCE_START[prior_mean], n_iter=EVIDENCE_ITER,
                                                     tol=tol, max_iter=max_iter, callback=on_iteration)
-        evidence_trace = np.asarray(trace, dtype=np.float64).reshape(-1, 4)
+        evidence_trace = np.asarray(trace, dtype=np.float64).reshape(-1, 5)
     elif solver == "lbfgs":
         prior = None
         if strength > 0:

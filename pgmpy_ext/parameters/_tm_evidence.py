@@ -34,6 +34,7 @@ _STRENGTH_RANGE = (1e-3, 1e4)
 LOCAL = True
 MAX_STEP = 10.0
 DENSE_MAX = 400
+FIT_SCALE = False
 
 
 def cll_hessian(tmd: TMData, log_theta: np.ndarray, free: np.ndarray) -> np.ndarray:
@@ -74,7 +75,7 @@ def _whitened_spectrum(H: np.ndarray, prec: np.ndarray, lam: float) -> tuple[np.
 
 
 def _group_spectrum(tmd: TMData, log_theta: np.ndarray, free: np.ndarray, prec: np.ndarray, diff: np.ndarray,
-                    lam: float) -> tuple[np.ndarray, np.ndarray]:
+                    lam: float, vectors: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``(mu, a)`` of :func:`_whitened_spectrum` for the Hessian's ``K x K`` diagonal blocks only (one per cell group
     ``g``: a state of a child with one configuration of its feature parents, or the class prior): the coupling
     between the blocks (different features read by the same rows) is left out. Cells that are not free or not
@@ -101,8 +102,16 @@ def _group_spectrum(tmd: TMData, log_theta: np.ndarray, free: np.ndarray, prec: 
     sg = np.where(ug, 1.0 / np.sqrt(np.where(ug, qg, 1.0)), 0.0)
     M = sg[:, :, None] * Hg * sg[:, None, :]
     mu, V = np.linalg.eigh(M)
-    a = np.einsum("gkj,gk->gj", V, np.sqrt(qg) * dg)
-    return np.maximum(mu, 0.0).ravel(), a.ravel()
+    mu = np.maximum(mu, 0.0).ravel()
+
+    def whiten(v):  # free-cell vector -> whitened eigen-coordinates
+        full = np.zeros(tmd.size)
+        full[free] = v
+        return np.einsum("gkj,gk->gj", V, np.sqrt(qg) * full.reshape(G, K)[keep]).ravel()
+
+    if vectors:  # ``(mu, whiten)`` instead of ``(mu, a)``
+        return mu, whiten
+    return mu, whiten(diff)
 
 
 def effective_parameters(H: np.ndarray, prec: np.ndarray) -> float:
@@ -119,17 +128,22 @@ def effective_parameters(H: np.ndarray, prec: np.ndarray) -> float:
     return float(np.sum(1.0 - prec[pen] * diag))
 
 
-def local_fixed_point(mu: np.ndarray, a: np.ndarray, lam: float, n_steps: int = 200) -> float:
+def local_fixed_point(mu: np.ndarray, a: np.ndarray, lam: float, a_new: np.ndarray | None = None,
+                      n_steps: int = 200) -> float:
     """The evidence fixed point of the quadratic model around the MAP at ``lam``: with whitened eigenvalues ``mu``
     and the whitened distance to the mean ``a`` (eigen-coordinates), the MAP at ``lp`` is at
     ``a_i (mu_i + lam) / (mu_i + lp)``, so ``gamma(lp) = sum mu / (mu + lp)`` and ``dist(lp) = sum a^2 ((mu + lam) /
-    (mu + lp))^2``; ``l <- gamma(l) / dist(l)`` iterated from ``lam`` (in log space, clipped to the range)."""
-    a2 = a * a
+    (mu + lp))^2``; ``l <- gamma(l) / dist(l)`` iterated from ``lam`` (in log space, clipped to the range).
+    ``a_new``: the whitened distance of the current MAP to a new prior mean; the MAP at ``lp`` is then at
+    ``(mu_i a_new_i + lam a_i) / (mu_i + lp)`` from it."""
+    if a_new is None:
+        a_new = a
+    num2 = (mu * a_new + lam * a) ** 2
     lo, hi = _STRENGTH_RANGE
     lp = lam
     for _ in range(n_steps):
         g = float(np.sum(mu / (mu + lp)))
-        d = float(np.sum(a2 * ((mu + lam) / (mu + lp)) ** 2))
+        d = float(np.sum(num2 / (mu + lp) ** 2))
         new = min(max(g / max(d, 1e-300), lo), hi)
         if abs(np.log(new / lp)) < 1e-4:
             return new
@@ -137,10 +151,33 @@ def local_fixed_point(mu: np.ndarray, a: np.ndarray, lam: float, n_steps: int = 
     return lp
 
 
+def local_fixed_point_scaled(mu: np.ndarray, a: np.ndarray, b: np.ndarray, ct: np.ndarray, lam: float,
+                             n_steps: int = 200) -> tuple[float, float]:
+    """``(strength, scale)``: the joint evidence fixed point of the strength and of the scale ``rho`` of the mean's
+    class contrasts in the quadratic model around the MAP at ``lam`` (whitened eigen-coordinates: ``a`` the MAP
+    minus the current mean, ``b`` the MAP minus the mean's offset, ``ct`` the contrasts). The MAP at ``(l, rho)``
+    is ``D = (mu (b - rho ct) + lam a) / (mu + l)`` away from its mean; the evidence is stationary in ``rho`` where
+    ``ct . D = 0`` (linear in ``rho``) and in ``l`` where ``l = gamma(l) / |D|^2``."""
+    lo, hi = _STRENGTH_RANGE
+    lp, rho = lam, 1.0
+    fixed = mu * b + lam * a
+    for _ in range(n_steps):
+        w = 1.0 / (mu + lp)
+        den = float(np.sum(ct * ct * mu * w))
+        rho = float(np.clip(np.sum(ct * fixed * w) / den, 0.0, 1.0)) if den > 0 else rho
+        D = (fixed - mu * rho * ct) * w
+        g = float(np.sum(mu * w))
+        new = min(max(g / max(float(np.dot(D, D)), 1e-300), lo), hi)
+        if abs(np.log(new / lp)) < 1e-4:
+            return new, rho
+        lp = new
+    return lp, rho
+
+
 def evidence_strength(tmd: TMData, T: np.ndarray, frozen: np.ndarray, cll0: float, *, alpha: float, mean: str,
                       start: float, n_iter: int, tol: float, max_iter: int, rtol: float = 0.05,
                       callback=None) -> tuple[float, SolverRun, list, float]:
-    """``(strength, run at it, [(strength, gamma, weighted distance, log evidence), ...], log evidence)``: the
+    """``(strength, run at it, [(strength, gamma, weighted distance, log evidence, mean scale), ...], log evidence)``: the
     evidence fixed point from ``start``, at most ``n_iter`` updates, each followed by a fit warm-started from the
     previous one; stops when the strength moves by less than ``rtol`` (relative). Every update solves the fixed
     point of the quadratic model of the objective around the current MAP (:func:`local_fixed_point`), limited to a
@@ -149,10 +186,12 @@ def evidence_strength(tmd: TMData, T: np.ndarray, frozen: np.ndarray, cll0: floa
     ``start``."""
     O = tmd.observed  # noqa: E741
     lam, trace = float(start), []
+    rho = 1.0
     cll = cll0
     run, log_z = None, np.nan
     for it in range(n_iter + 1):
-        solver = LBFGSSolver(tmd, T, frozen, prior=Prior(lam, O + float(alpha), mean))
+        solver_prior = Prior(lam, O + float(alpha), mean, rho)
+        solver = LBFGSSolver(tmd, T, frozen, prior=solver_prior)
         run = solver.run(cll, tol=tol, max_iter=max_iter, t_start=time.perf_counter(), callback=callback)
         if solver.plan is None or solver.prec is None:
             break
@@ -165,22 +204,35 @@ def evidence_strength(tmd: TMData, T: np.ndarray, frozen: np.ndarray, cll0: floa
             H = cll_hessian(tmd, lt, solver.free)
             mu, V = _whitened_spectrum(H, prec, lam)
             pen = prec > 0
-            a = V.T @ (np.sqrt(prec[pen] / lam) * diff[pen])
+
+            def whiten(v, V=V, pen=pen):
+                return V.T @ (np.sqrt(prec[pen] / lam) * v[pen])
         else:
-            mu, a = _group_spectrum(tmd, lt, solver.free, prec, diff, lam)
+            mu, V = _group_spectrum(tmd, lt, solver.free, prec, diff, lam, vectors=True)
+
+            def whiten(v, V=V):
+                return V(v)
+        a = whiten(diff)
         gamma = float(np.sum(mu / (mu + lam)))
         log_z = float(run.cll_trace[-1]) - 0.5 * lam * dist - 0.5 * float(np.sum(np.log1p(mu / lam)))
-        trace.append((lam, gamma, dist, log_z))
+        trace.append((lam, gamma, dist, log_z, rho))
         if it == n_iter:
             break
-        if LOCAL:
+        new_rho = rho
+        if FIT_SCALE and mean == "generative":
+            off, con = solver_prior.parts(tmd)
+            off, con = off[solver.free], con[solver.free]
+            ok = np.isfinite(off) & np.isfinite(con) & (prec > 0)
+            con, off = np.where(ok, con, 0.0), np.where(ok, off, 0.0)
+            new, new_rho = local_fixed_point_scaled(mu, a, whiten(x - off), whiten(con), lam)
+        elif LOCAL:
             new = local_fixed_point(mu, a, lam)
         else:
             new = float(np.clip(gamma / max(dist, 1e-300), *_STRENGTH_RANGE))
         new = float(np.clip(new, lam / MAX_STEP, lam * MAX_STEP))
         T, cll = run.counts, float(run.cll_trace[-1])
-        if abs(np.log(new / lam)) < np.log1p(rtol):
+        if abs(np.log(new / lam)) < np.log1p(rtol) and abs(new_rho - rho) < rtol:
             break
-        lam = new
+        lam, rho = new, new_rho
     return lam, run, trace, log_z
 

@@ -77,7 +77,7 @@ def test_evidence_strength_follows_the_signal():
     res = fit_tm(encode(signal), "C", _nb(signal), prior_strength="evidence")
     assert lam_noise > 30.0
     assert res.prior_strength < 10.0
-    lam, gamma, dist, _ = res.evidence_trace[-1]
+    lam, gamma, dist, _, _ = res.evidence_trace[-1]
     # the last fit is (nearly) at the fixed point: lambda = gamma / distance within the update's tolerance
     assert abs(np.log(lam * dist / gamma)) < 0.5
     assert np.all(res.evidence_trace[:, 1] > 0)
@@ -111,7 +111,7 @@ def test_evidence_option_resolution_and_errors():
     with pytest.raises(ValueError, match="one prior"):
         StructuralTMClassifier(prior_strength="evidence").fit(df.drop(columns="C"), df["C"])
     est = NaiveBayesClassifier(estimator=TMEstimator(prior_strength="evidence")).fit(df.drop(columns="C"), df["C"])
-    assert est.estimator_.result_.evidence_trace.shape[1] == 4
+    assert est.estimator_.result_.evidence_trace.shape[1] == 5
     assert est.estimator_.prior_strength_ > 0
 
 
