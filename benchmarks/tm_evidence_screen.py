@@ -22,7 +22,10 @@ BASE = ["NB", "TAN", "LR", "NB-TM:p=30", "TAN-TM:p=30", "NB-TM:p=30/10/3/1/0.3/0
 #: ``#knob`` suffixes of a learner key: ``damp`` = dense Hessian always (the screening rows), ``grp`` = the per-group
 #: blocks always, ``d400`` = the library's rule (dense up to 400 free cells), ``plain`` = MacKay's plain update.
 KNOBS = {"plain": {"LOCAL": False}, "it2": {"EVIDENCE_ITER": 2}, "it1": {"EVIDENCE_ITER": 1}, "damp": {},
-         "grp": {"DENSE_MAX": 0}, "d400": {"DENSE_MAX": 400}, "rho": {"FIT_SCALE": True}}
+         "grp": {"DENSE_MAX": 0}, "d400": {"DENSE_MAX": 400}, "rho": {"FIT_SCALE": True},
+         "it3": {"EVIDENCE_ITER": 3}, "tl": {"INNER_TOL": 10.0}, "nofh": {"FINAL_HESSIAN": False},
+         "fs": {"FROM_START": True}, "ms100": {"MAX_STEP_FIRST": 100.0},
+         "wx": {"WARM_X": True}, "rt": {"RTOL": 1.0}}
 _make = T.make_learner
 
 
@@ -33,6 +36,8 @@ def make_learner(key):
 
     base, _, knobs = key.partition("#")
     tm.EVIDENCE_ITER, tme.LOCAL, tme.DENSE_MAX, tme.FIT_SCALE = 4, True, 10**9, False
+    tme.INNER_TOL, tme.FINAL_HESSIAN, tme.FROM_START, tme.MAX_STEP_FIRST = 1.0, True, False, 10.0
+    tme.WARM_X, tme.RTOL = False, 0.05
     for k in filter(None, knobs.split("+")):
         for name, v in KNOBS[k].items():
             setattr(tm if hasattr(tm, name) else tme, name, v)
@@ -86,9 +91,6 @@ def main():
         Path(a.out).write_text(json.dumps(rows, indent=1))
 
 
-if __name__ == "__main__":
-    main()
-
 
 def timing(names, keys, folds=3, repeats=2):
     """Median over ``names`` of the fit time of each key over the default's (``<S>-TM:p=30``), both timed in this
@@ -127,3 +129,7 @@ def timing(names, keys, folds=3, repeats=2):
         print(f"{k}: median {np.median(r):.2f}x the default's fit time, max {np.max(r):.1f}x "
               f"({names[int(np.argmax(r))]})")
     print("load average", load_average())
+
+
+if __name__ == "__main__":
+    main()

@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from pgmpy_ext.parameters._tm_solvers import LBFGSSolver, Prior, SolverRun
+from pgmpy_ext.parameters._tm_solvers import _ONE_BLAS_THREAD, LBFGSSolver, Prior, SolverRun
 from pgmpy_ext.stats import TMData
 
 __all__ = ["cll_hessian", "effective_parameters", "evidence_strength"]
@@ -34,7 +34,14 @@ _STRENGTH_RANGE = (1e-3, 1e4)
 LOCAL = True
 MAX_STEP = 10.0
 DENSE_MAX = 400
-FIT_SCALE = False
+FIT_SCALE = True
+INNER_TOL = 1.0
+FINAL_HESSIAN = True
+FROM_START = False
+WARM_X = False
+RTOL = 0.05
+RHO_TOL = 0.1
+MAX_STEP_FIRST = 10.0
 
 
 def cll_hessian(tmd: TMData, log_theta: np.ndarray, free: np.ndarray) -> np.ndarray:
@@ -104,13 +111,14 @@ def _group_spectrum(tmd: TMData, log_theta: np.ndarray, free: np.ndarray, prec: 
     mu, V = np.linalg.eigh(M)
     mu = np.maximum(mu, 0.0).ravel()
 
-    def whiten(v):  # free-cell vector -> whitened eigen-coordinates
+    def whiten(v, power=0.5):  # free-cell vector -> whitened eigen-coordinates (power -0.5: a gradient)
         full = np.zeros(tmd.size)
         full[free] = v
-        return np.einsum("gkj,gk->gj", V, np.sqrt(qg) * full.reshape(G, K)[keep]).ravel()
+        w = np.where(ug, np.where(ug, qg, 1.0) ** power, 0.0)
+        return np.einsum("gkj,gk->gj", V, w * full.reshape(G, K)[keep]).ravel()
 
-    if vectors:  # ``(mu, whiten)`` instead of ``(mu, a)``
-        return mu, whiten
+    if vectors:  # ``(mu, whiten, whiten_grad)`` instead of ``(mu, a)``
+        return mu, whiten, lambda g: whiten(g, -0.5)
     return mu, whiten(diff)
 
 
@@ -151,16 +159,17 @@ def local_fixed_point(mu: np.ndarray, a: np.ndarray, lam: float, a_new: np.ndarr
     return lp
 
 
-def local_fixed_point_scaled(mu: np.ndarray, a: np.ndarray, b: np.ndarray, ct: np.ndarray, lam: float,
+def local_fixed_point_scaled(mu: np.ndarray, r: np.ndarray, b: np.ndarray, ct: np.ndarray, lam: float,
                              n_steps: int = 200) -> tuple[float, float]:
     """``(strength, scale)``: the joint evidence fixed point of the strength and of the scale ``rho`` of the mean's
-    class contrasts in the quadratic model around the MAP at ``lam`` (whitened eigen-coordinates: ``a`` the MAP
-    minus the current mean, ``b`` the MAP minus the mean's offset, ``ct`` the contrasts). The MAP at ``(l, rho)``
-    is ``D = (mu (b - rho ct) + lam a) / (mu + l)`` away from its mean; the evidence is stationary in ``rho`` where
-    ``ct . D = 0`` (linear in ``rho``) and in ``l`` where ``l = gamma(l) / |D|^2``."""
+    class contrasts in the quadratic model of the CLL around a point ``w`` (whitened eigen-coordinates: ``r`` the
+    CLL's gradient at ``w`` (``lam a`` at the MAP of ``lam``, ``a`` its distance to the mean), ``b`` = ``w`` minus
+    the mean's offset, ``ct`` the contrasts). The MAP at ``(l, rho)`` is ``D = (mu (b - rho ct) + r) / (mu + l)``
+    away from its mean; the evidence is stationary in ``rho`` where ``ct . D = 0`` (linear in ``rho``) and in ``l``
+    where ``l = gamma(l) / |D|^2``."""
     lo, hi = _STRENGTH_RANGE
     lp, rho = lam, 1.0
-    fixed = mu * b + lam * a
+    fixed = mu * b + r
     for _ in range(n_steps):
         w = 1.0 / (mu + lp)
         den = float(np.sum(ct * ct * mu * w))
@@ -175,48 +184,69 @@ def local_fixed_point_scaled(mu: np.ndarray, a: np.ndarray, b: np.ndarray, ct: n
 
 
 def evidence_strength(tmd: TMData, T: np.ndarray, frozen: np.ndarray, cll0: float, *, alpha: float, mean: str,
-                      start: float, n_iter: int, tol: float, max_iter: int, rtol: float = 0.05,
+                      start: float, n_iter: int, tol: float, max_iter: int, rtol: float | None = None,
                       callback=None) -> tuple[float, SolverRun, list, float]:
-    """``(strength, run at it, [(strength, gamma, weighted distance, log evidence, mean scale), ...], log evidence)``: the
-    evidence fixed point from ``start``, at most ``n_iter`` updates, each followed by a fit warm-started from the
-    previous one; stops when the strength moves by less than ``rtol`` (relative). Every update solves the fixed
-    point of the quadratic model of the objective around the current MAP (:func:`local_fixed_point`), limited to a
-    factor ``MAX_STEP``; the Hessian is dense up to ``DENSE_MAX`` free cells, else its per-group blocks
-    (:func:`_group_spectrum`). Without log-linear coordinates (no host plan) or without a prior: one fit at
-    ``start``."""
+    """``(strength, run at it, trace, log evidence)``, the trace ``[(strength, gamma, weighted distance, log
+    evidence, mean scale), ...]`` per fit: the evidence fixed point from ``start``, at most ``n_iter`` updates,
+    each followed by a fit warm-started from the previous one; stops when the strength moves by less than ``rtol``
+    (relative). Every update solves the fixed point of the quadratic model of the objective around the current MAP
+    (:func:`local_fixed_point`; with ``FIT_SCALE`` and the generative mean, jointly with the scale of the mean's
+    class contrasts, :func:`local_fixed_point_scaled`), limited to a factor ``MAX_STEP``; the Hessian is dense up
+    to ``DENSE_MAX`` free cells, else its per-group blocks (:func:`_group_spectrum`). Without log-linear
+    coordinates (no host plan) or without a prior: one fit at ``start``."""
     O = tmd.observed  # noqa: E741
-    lam, trace = float(start), []
-    rho = 1.0
+    rtol = RTOL if rtol is None else rtol
+    lam, rho, trace = float(start), 1.0, []
     cll = cll0
     run, log_z = None, np.nan
+    from_start = FROM_START and mean == "generative" and FIT_SCALE
+    x_prev = None
     for it in range(n_iter + 1):
         solver_prior = Prior(lam, O + float(alpha), mean, rho)
         solver = LBFGSSolver(tmd, T, frozen, prior=solver_prior)
-        run = solver.run(cll, tol=tol, max_iter=max_iter, t_start=time.perf_counter(), callback=callback)
+        if x_prev is not None and WARM_X:  # start from the previous MAP itself, not its normalised form (whose
+            solver._x[solver.free] = x_prev  # redundant directions the new prior would have to restore)
+        last = it == n_iter
         if solver.plan is None or solver.prec is None:
+            run = solver.run(cll, tol=tol, max_iter=max_iter, t_start=time.perf_counter(), callback=callback)
             break
-        x = solver.z / solver.d
-        diff = x - solver.centre
         prec = solver.prec
-        dist = float(np.dot(prec / lam, diff * diff))
-        lt = solver.log_theta_of(solver.z).copy()
-        if solver.free.size <= DENSE_MAX:
-            H = cll_hessian(tmd, lt, solver.free)
-            mu, V = _whitened_spectrum(H, prec, lam)
-            pen = prec > 0
-
-            def whiten(v, V=V, pen=pen):
-                return V.T @ (np.sqrt(prec[pen] / lam) * v[pen])
+        if it == 0 and from_start:  # the quadratic model around the starting (generative) point: no fit yet
+            x = solver._x[solver.free].copy()
+            lt = tmd.log_theta(T)[0]
+            grad = (O - tmd.evaluate(None, expected=True, log_theta=lt).expected)[solver.free]
         else:
-            mu, V = _group_spectrum(tmd, lt, solver.free, prec, diff, lam, vectors=True)
+            run = solver.run(cll, tol=tol if last else tol * INNER_TOL, max_iter=max_iter,
+                             t_start=time.perf_counter(), callback=callback)
+            if last and not FINAL_HESSIAN:
+                break
+            x = solver.z / solver.d
+            lt = solver.log_theta_of(solver.z).copy()
+            grad = prec * (x - solver.centre)  # the CLL's gradient at the MAP balances the prior's
+            x_prev = x
+            T, cll = run.counts, float(run.cll_trace[-1])
+        diff = x - solver.centre
+        dist = float(np.dot(prec / lam, diff * diff))
+        if solver.free.size <= DENSE_MAX:
+            with _ONE_BLAS_THREAD:
+                H = cll_hessian(tmd, lt, solver.free)
+                mu, V = _whitened_spectrum(H, prec, lam)
+            pen = prec > 0
+            sq = np.sqrt(prec[pen] / lam)
 
-            def whiten(v, V=V):
-                return V(v)
+            def whiten(v, V=V, pen=pen, sq=sq):
+                return V.T @ (sq * v[pen])
+
+            def whiten_grad(g, V=V, pen=pen, sq=sq):
+                return V.T @ (g[pen] / sq)
+        else:
+            mu, whiten, whiten_grad = _group_spectrum(tmd, lt, solver.free, prec, diff, lam, vectors=True)
         a = whiten(diff)
         gamma = float(np.sum(mu / (mu + lam)))
-        log_z = float(run.cll_trace[-1]) - 0.5 * lam * dist - 0.5 * float(np.sum(np.log1p(mu / lam)))
+        if run is not None and not (it == 0 and from_start):
+            log_z = float(run.cll_trace[-1]) - 0.5 * lam * dist - 0.5 * float(np.sum(np.log1p(mu / lam)))
         trace.append((lam, gamma, dist, log_z, rho))
-        if it == n_iter:
+        if last:
             break
         new_rho = rho
         if FIT_SCALE and mean == "generative":
@@ -224,14 +254,17 @@ def evidence_strength(tmd: TMData, T: np.ndarray, frozen: np.ndarray, cll0: floa
             off, con = off[solver.free], con[solver.free]
             ok = np.isfinite(off) & np.isfinite(con) & (prec > 0)
             con, off = np.where(ok, con, 0.0), np.where(ok, off, 0.0)
-            new, new_rho = local_fixed_point_scaled(mu, a, whiten(x - off), whiten(con), lam)
+            new, new_rho = local_fixed_point_scaled(mu, whiten_grad(grad), whiten(x - off), whiten(con), lam)
         elif LOCAL:
             new = local_fixed_point(mu, a, lam)
         else:
             new = float(np.clip(gamma / max(dist, 1e-300), *_STRENGTH_RANGE))
-        new = float(np.clip(new, lam / MAX_STEP, lam * MAX_STEP))
-        T, cll = run.counts, float(run.cll_trace[-1])
-        if abs(np.log(new / lam)) < np.log1p(rtol) and abs(new_rho - rho) < rtol:
+        step = MAX_STEP_FIRST if it == 0 and from_start else MAX_STEP
+        new = float(np.clip(new, lam / step, lam * step))
+        if run is not None and abs(np.log(new / lam)) < np.log1p(rtol) and abs(new_rho - rho) < min(rtol, RHO_TOL):
+            if tol * INNER_TOL > tol:  # converged on a loose fit: finish it at tol
+                run = LBFGSSolver(tmd, T, frozen, prior=solver_prior).run(
+                    cll, tol=tol, max_iter=max_iter, t_start=time.perf_counter(), callback=callback)
             break
         lam, rho = new, new_rho
     return lam, run, trace, log_z
