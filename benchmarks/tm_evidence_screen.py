@@ -19,14 +19,28 @@ from _common import load_average  # noqa: E402
 BASE = ["NB", "TAN", "LR", "NB-TM:p=30", "TAN-TM:p=30", "NB-TM:p=30/10/3/1/0.3/0.1/0.03;m=uniform"]
 
 
-#: ``#knob`` suffixes of a learner key: ``damp`` = dense Hessian always (the screening rows), ``grp`` = the per-group
-#: blocks always, ``d400`` = the library's rule (dense up to 400 free cells), ``plain`` = MacKay's plain update.
-KNOBS = {"plain": {"LOCAL": False}, "it2": {"EVIDENCE_ITER": 2}, "it1": {"EVIDENCE_ITER": 1}, "damp": {},
-         "grp": {"DENSE_MAX": 0}, "d400": {"DENSE_MAX": 400}, "rho": {"FIT_SCALE": True},
-         "it3": {"EVIDENCE_ITER": 3}, "tl": {"INNER_TOL": 10.0}, "nofh": {"FINAL_HESSIAN": False},
-         "fs": {"FROM_START": True}, "ms100": {"MAX_STEP_FIRST": 100.0},
-         "wx": {"WARM_X": True}, "rt": {"RTOL": 1.0}}
+#: ``#knob+knob`` suffixes of a learner key: departures from the library's settings of the evidence rule
+#: (``pgmpy_ext.parameters._tm_evidence``); ``first`` = the first screened version (4 updates from a fit at 30,
+#: dense Hessian always, no scale, refit until the strength moves by less than 5 %).
+FIRST = {"EVIDENCE_ITER": 4, "DENSE_MAX": 10**9, "FIT_SCALE": False, "INNER_TOL": 1.0, "FINAL_HESSIAN": True,
+         "FROM_START": False, "WARM_X": False, "RTOL": 0.05, "MAX_STEP_FIRST": 10.0}
+KNOBS = {"first": FIRST, "plain": {"LOCAL": False}, "grp": {"DENSE_MAX": 0}, "d200": {"DENSE_MAX": 200},
+         "noscale": {"FIT_SCALE": False}, "it1": {"EVIDENCE_ITER": 1}, "it4": {"EVIDENCE_ITER": 4},
+         "tight": {"INNER_TOL": 1.0}, "fit30": {"FROM_START": False, "MAX_STEP_FIRST": 10.0}}
 _make = T.make_learner
+
+
+def _settings():
+    import pgmpy_ext.parameters._tm as tm
+    import pgmpy_ext.parameters._tm_evidence as tme
+
+    names = [(tm, "EVIDENCE_ITER")] + [(tme, n) for n in ("LOCAL", "MAX_STEP", "DENSE_MAX", "FIT_SCALE", "INNER_TOL",
+                                                          "FINAL_HESSIAN", "FROM_START", "WARM_X", "RTOL", "RHO_TOL",
+                                                          "MAX_STEP_FIRST")]
+    return names, {n: getattr(m, n) for m, n in names}
+
+
+SETTINGS, DEFAULTS = _settings()
 
 
 def make_learner(key):
@@ -35,9 +49,8 @@ def make_learner(key):
     import pgmpy_ext.parameters._tm_evidence as tme
 
     base, _, knobs = key.partition("#")
-    tm.EVIDENCE_ITER, tme.LOCAL, tme.DENSE_MAX, tme.FIT_SCALE = 4, True, 10**9, False
-    tme.INNER_TOL, tme.FINAL_HESSIAN, tme.FROM_START, tme.MAX_STEP_FIRST = 1.0, True, False, 10.0
-    tme.WARM_X, tme.RTOL = False, 0.05
+    for mod, name in SETTINGS:  # the library's settings, then the knobs
+        setattr(mod, name, DEFAULTS[name])
     for k in filter(None, knobs.split("+")):
         for name, v in KNOBS[k].items():
             setattr(tm if hasattr(tm, name) else tme, name, v)

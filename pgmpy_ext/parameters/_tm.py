@@ -61,7 +61,7 @@ DEFAULT_PRIOR_STRENGTH = 30.0
 #: ``prior_strength="evidence"``: the strength the evidence fixed point starts from (per ``prior_mean``) and the
 #: number of its updates (each followed by a warm-started refit); ``docs/decisions/tm-regularisation.md`` section 7.
 EVIDENCE_START = {"generative": DEFAULT_PRIOR_STRENGTH, "uniform": 1.0}
-EVIDENCE_ITER = 4
+EVIDENCE_ITER = 2
 
 
 def uses_evidence(prior_strength, solver: str = "lbfgs") -> bool:

@@ -31,41 +31,56 @@ __all__ = ["cll_hessian", "effective_parameters", "evidence_strength"]
 
 #: Smallest and largest strength the fixed point may reach (the generative limit and a nearly free fit).
 _STRENGTH_RANGE = (1e-3, 1e4)
+# The rule's settings (chosen on the 16 screening sets, docs/decisions/tm-regularisation.md section 7; the screening
+# script benchmarks/tm_evidence_screen.py switches them): the quadratic-model fixed point (LOCAL; else MacKay's
+# plain update), the Hessian dense up to DENSE_MAX free cells (else its per-group blocks), the scale of the
+# generative mean's class contrasts fitted with the strength (FIT_SCALE), the first update taken at the generative
+# starting point without a fit (FROM_START), the strength moving at most MAX_STEP_FIRST / MAX_STEP per update,
+# warm starts in the solver's own coordinates (WARM_X), intermediate fits at INNER_TOL x tol, a refit only when the
+# strength moves by more than a factor 1 + RTOL or the scale by more than RHO_TOL, no Hessian after the last fit
+# (FINAL_HESSIAN: for the trace only).
 LOCAL = True
 MAX_STEP = 10.0
 DENSE_MAX = 400
 FIT_SCALE = True
-INNER_TOL = 1.0
-FINAL_HESSIAN = True
-FROM_START = False
-WARM_X = False
-RTOL = 0.05
+INNER_TOL = 10.0
+FINAL_HESSIAN = False
+FROM_START = True
+WARM_X = True
+RTOL = 1.0
 RHO_TOL = 0.1
-MAX_STEP_FIRST = 10.0
+MAX_STEP_FIRST = 100.0
 
 
 def cll_hessian(tmd: TMData, log_theta: np.ndarray, free: np.ndarray) -> np.ndarray:
     """The negative Hessian of the training CLL in the log-linear coordinates, on the cells ``free`` (dense,
-    ``(free.size, free.size)``), at the normalised log-parameters ``log_theta``."""
-    from scipy import sparse
+    ``(free.size, free.size)``), at the normalised log-parameters ``log_theta``.
 
+    With ``A`` the ``(n_unique, G)`` one-hot matrix of the cell groups every unique row reads (one per block) and
+    ``P`` the posteriors: ``H = blockdiag_c(A^T diag(n p_c) A) - R^T R``, ``R[u, (g, c)] = sqrt(n_u) p_uc A[u, g]``
+    (two dense products, ``O(n_unique size^2)``: meant for the few hundred cells of the dense rule)."""
     K = tmd.n_classes
     P = tmd.evaluate(None, posterior=True, log_theta=log_theta).posterior
     n = tmd.W.sum(axis=1)
     G = tmd.size // K
     groups = tmd.idx // K  # (n_unique, B): the group of the cell each row reads in each block
     n_u, B = groups.shape
-    A = sparse.csr_matrix((np.ones(n_u * B), groups.ravel(), np.arange(0, n_u * B + 1, B)), shape=(n_u, G))
-    full = np.zeros((G, K, G, K))
+    used = np.unique(free // K)  # only the groups with a free cell
+    col = np.full(G, -1, dtype=np.intp)
+    col[used] = np.arange(used.size)
+    A = np.zeros((n_u, used.size))
+    gc = col[groups]
+    rows = np.broadcast_to(np.arange(n_u)[:, None], gc.shape)
+    ok = gc >= 0
+    A[rows[ok], gc[ok]] = 1.0
+    R = (np.sqrt(n)[:, None, None] * A[:, :, None] * P[:, None, :]).reshape(n_u, used.size * K)
+    H = -(R.T @ R)
+    nP = n[:, None] * P
+    Hv = H.reshape(used.size, K, used.size, K)
     for c in range(K):
-        for c2 in range(c, K):
-            s = n * ((P[:, c] if c == c2 else 0.0) - P[:, c] * P[:, c2])
-            M = (A.T @ sparse.diags(s) @ A).toarray()
-            full[:, c, :, c2] = M
-            if c2 != c:
-                full[:, c2, :, c] = M
-    full = full.reshape(G * K, G * K)
-    return full[np.ix_(free, free)]
+        Hv[:, c, :, c] += A.T @ (A * nP[:, c:c + 1])
+    sel = col[free // K] * K + free % K
+    return H[np.ix_(sel, sel)]
 
 
 def _whitened_spectrum(H: np.ndarray, prec: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
@@ -263,8 +278,10 @@ def evidence_strength(tmd: TMData, T: np.ndarray, frozen: np.ndarray, cll0: floa
         new = float(np.clip(new, lam / step, lam * step))
         if run is not None and abs(np.log(new / lam)) < np.log1p(rtol) and abs(new_rho - rho) < min(rtol, RHO_TOL):
             if tol * INNER_TOL > tol:  # converged on a loose fit: finish it at tol
-                run = LBFGSSolver(tmd, T, frozen, prior=solver_prior).run(
-                    cll, tol=tol, max_iter=max_iter, t_start=time.perf_counter(), callback=callback)
+                solver = LBFGSSolver(tmd, T, frozen, prior=solver_prior)
+                if WARM_X:
+                    solver._x[solver.free] = x_prev
+                run = solver.run(cll, tol=tol, max_iter=max_iter, t_start=time.perf_counter(), callback=callback)
             break
         lam, rho = new, new_rho
     return lam, run, trace, log_z
