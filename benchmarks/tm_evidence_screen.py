@@ -19,6 +19,11 @@ from _common import load_average  # noqa: E402
 BASE = ["NB", "TAN", "LR", "NB-TM:p=30", "TAN-TM:p=30", "NB-TM:p=30/10/3/1/0.3/0.1/0.03;m=uniform"]
 
 
+def twin(key: str) -> str:
+    """The generative twin of a TM learner key (``FAN-TM:...`` -> ``FAN``)."""
+    return key.split("-TM")[0]
+
+
 #: ``#knob+knob`` suffixes of a learner key: departures from the library's settings of the evidence rule
 #: (``pgmpy_ext.parameters._tm_evidence``); ``first`` = the first screened version (4 updates from a fit at 30,
 #: dense Hessian always, no scale, refit until the strength moves by less than 5 %).
@@ -77,28 +82,30 @@ def main():
     rows = {}
     for n in names:
         T.CACHE = main_cache
-        base = T.evaluate(n, 10, BASE, 5000, log=lambda *x: None)
+        extra = sorted({x for k in keys for x in (twin(k), twin(k) + "-TM:p=30")} - set(BASE))
+        base = T.evaluate(n, 10, BASE + extra, 5000, log=lambda *x: None)
         T.CACHE = Path(a.cache)
         new = T.evaluate(n, 10, keys, 5000, log=lambda *x: None)
         r = {k: (float(-v["logp"].mean()), float(100 * v["correct"].mean()), float(np.median(v["fit_time"])))
              for k, v in {**base, **new}.items()}
         rows[n] = r
-        print(n, " ".join(f"{k}={v[0]:.4f}/{v[2] / r[('TAN' if k.startswith('TAN') else 'NB') + '-TM:p=30'][2]:.1f}x"
+        print(n, " ".join(f"{k}={v[0]:.4f}/{v[2] / r[twin(k) + '-TM:p=30'][2]:.1f}x"
                           for k, v in r.items() if k in keys), f"| NB {r['NB'][0]:.4f} LR {r['LR'][0]:.4f}",
               f"p30 {r['NB-TM:p=30'][0]:.4f}", flush=True)
     print("load average", load_average())
     for k in keys:
-        twin = "TAN" if k.startswith("TAN") else "NB"
-        dflt = twin + "-TM:p=30"
+        tw_key = twin(k)
+        dflt = tw_key + "-TM:p=30"
         ll = np.array([rows[n][k][0] for n in names])
-        tw = np.array([rows[n][twin][0] for n in names])
+        tw = np.array([rows[n][tw_key][0] for n in names])
         lr = np.array([rows[n]["LR"][0] for n in names])
         tm = np.array([rows[n][k][2] / rows[n][dflt][2] for n in names])
         r = ll / tw
         print(f"{k}: mean {ll.mean():.4f} (twin {tw.mean():.4f}, LR {lr.mean():.4f}, default "
               f"{np.mean([rows[n][dflt][0] for n in names]):.4f}) / LR {ll.mean() / lr.mean():.3f}; no worse than "
-              f"{twin} {int((r <= 1).sum())}/{len(names)}, worst {r.max():.3f} ({names[int(np.argmax(r))]}); "
-              f"acc {np.mean([rows[n][k][1] for n in names]):.2f} vs {np.mean([rows[n][twin][1] for n in names]):.2f}; "
+              f"{tw_key} {int((r <= 1).sum())}/{len(names)}, worst {r.max():.3f} ({names[int(np.argmax(r))]}); "
+              f"acc {np.mean([rows[n][k][1] for n in names]):.2f} vs "
+              f"{np.mean([rows[n][tw_key][1] for n in names]):.2f}; "
               f"median time {np.median(tm):.2f}x default (max {tm.max():.1f}x)")
     if a.out:
         Path(a.out).write_text(json.dumps(rows, indent=1))
@@ -121,7 +128,7 @@ def timing(names, keys, folds=3, repeats=2):
             frames = T._fold_frames(X, y, T._folds(y, 10))[:folds]
             line = []
             for k in keys:
-                dflt = ("TAN" if k.startswith("TAN") else "NB") + "-TM:p=30"
+                dflt = twin(k) + "-TM:p=30"
                 tot = {k: 0.0, dflt: 0.0}
                 for Xtr, ytr, _, _ in frames:
                     best = {k: np.inf, dflt: np.inf}

@@ -507,9 +507,10 @@ def add_tm_arguments(p: argparse.ArgumentParser) -> None:
                         "log-likelihood plus a Gaussian prior around the generative parameters); tm = the thesis's "
                         "TM iteration without a prior")
     p.add_argument("--tm-prior-strength", default=None, type=_prior_strength,
-                   help="strength of that prior (default: TMEstimator's, 'auto' = 30 with lbfgs, none with tm; "
-                        "'evidence' = chosen per fit by the evidence (Laplace) fixed point; 0 = no prior, the "
-                        "thesis's objective, which overfits separable data)")
+                   help="strength of that prior (default: TMEstimator's, 'auto' = chosen per fit by the evidence "
+                        "(Laplace) fixed point with lbfgs, none with tm; 'evidence' = the same; a number = that "
+                        "strength, 30 = the fixed default before the evidence rule; 0 = no prior, the thesis's "
+                        "objective, which overfits separable data)")
 
 
 def _prior_strength(text: str):

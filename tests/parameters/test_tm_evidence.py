@@ -100,8 +100,10 @@ def test_evidence_option_beats_fixed_strength_on_redundant_features():
 
 def test_evidence_option_resolution_and_errors():
     assert uses_evidence("evidence")
+    assert uses_evidence("auto")  # the default
     assert not uses_evidence("evidence", "tm")
-    assert not uses_evidence("auto")
+    assert not uses_evidence("auto", "tm")
+    assert not uses_evidence(30.0)
     assert prior_strengths("evidence") == (30.0,)
     df = _frame(50, 0.5, 8)
     with pytest.raises(ValueError, match="needs solver='lbfgs'"):
