@@ -35,16 +35,22 @@ from _common import load_average, machine  # noqa: E402
 
 K_NEIGHBOURS = 10
 
-# name -> NaiveBayesMap keyword arguments (n_jobs=1, random_state=0 added)
+# name -> NaiveBayesMap keyword arguments (n_jobs=1, random_state=0 added). The rows of the first round (floors,
+# start, epochs) were scored with the plain posterior (temperature 1, eq. 5.18), and still are.
 CANDIDATES = {
-    "thesis (uniform, floor 1e-6, 10 restarts)": {"init": "uniform", "var_floor": 1e-6, "n_init": 10},
-    "pca, floor 0.1": {"init": "pca", "var_floor": 0.1, "n_init": 1},
-    "pca, floor 0.3": {"init": "pca", "var_floor": 0.3, "n_init": 1},
-    "pca, floor 1.0": {"init": "pca", "var_floor": 1.0, "n_init": 1},
-    "uniform, floor 1.0": {"init": "uniform", "var_floor": 1.0, "n_init": 1},
-    # the default (= "pca, floor 1.0"), winner coordinates: like for like with MiniSom's winner coordinates
+    "thesis (uniform, floor 1e-6, 10 restarts)": {"init": "uniform", "var_floor": 1e-6, "n_init": 10,
+                                                  "temperature": 1.0},
+    "pca, floor 0.1": {"init": "pca", "var_floor": 0.1, "n_init": 1, "temperature": 1.0},
+    "pca, floor 0.3": {"init": "pca", "var_floor": 0.3, "n_init": 1, "temperature": 1.0},
+    "pca, floor 1.0 (temperature 1)": {"init": "pca", "var_floor": 1.0, "n_init": 1, "temperature": 1.0},
+    "uniform, floor 1.0": {"init": "uniform", "var_floor": 1.0, "n_init": 1, "temperature": 1.0},
+    # the default's map, winner coordinates: like for like with MiniSom's winner coordinates
     "default, hard projection": {"projection": "hard"},
-    "pca, floor 1.0, 20 epochs": {"init": "pca", "var_floor": 1.0, "n_init": 1, "n_epochs": 20},
+    "pca, floor 1.0, 20 epochs": {"init": "pca", "var_floor": 1.0, "n_init": 1, "n_epochs": 20, "temperature": 1.0},
+    # the projection's posterior temperature (the same map as "pca, floor 1.0"); the default is 0.5
+    "default (temperature 0.5)": {},
+    "temperature 0.35": {"temperature": 0.35},
+    "temperature 0.25": {"temperature": 0.25},
 }
 
 
@@ -168,8 +174,11 @@ def main() -> None:
         mC = np.mean([r[2] for r in rows])
         ge = sum(T >= pca[n][0] and C >= pca[n][1] for n, T, C in rows)
         near = sum(T >= som[n][0] - 0.01 for n, T, C in rows) if som else 0
+        goal = sum(T >= pca[n][0] and C >= pca[n][1] and T >= som[n][0] - 0.01 and C >= som[n][1] - 0.01
+                   for n, T, C in rows) if som else 0
         say(f"- {c}: mean T {mT:.3f}, mean C {mC:.3f}; >= PCA on both in {ge}/{len(rows)}; "
-            f"T within 0.01 of MiniSom in {near}/{len(rows)}")
+            f"T within 0.01 of MiniSom in {near}/{len(rows)}; the issue's goal (T and C >= PCA's and within 0.01 "
+            f"of MiniSom's) in {goal}/{len(rows)}")
     if args.out:
         Path(args.out).write_text("# benchmarks/maps_issue27.py (one run, shared 2-core machine)\n\n"
                                   + "\n".join(lines) + "\n")

@@ -17,7 +17,7 @@ from cython.parallel cimport prange
 
 include "_scratch.pxi"
 
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
@@ -562,16 +562,46 @@ def row_keys(const fcode_t[:, ::1] X, const intp_t[::1] cards, int64[::1] out):
             out[r] = key
 
 
-cdef inline void _row_words(const fcode_t[:, ::1] X, intp_t r, const intp_t[::1] cards,
+cdef inline void _row_words(const fcode_t[:, ::1] X, intp_t r, const int64[::1] place,
                             const intp_t[::1] word_ptr, intp_t n_words, int64* out) noexcept nogil:
-    """The ``row_keys_multi`` words of row ``r`` into ``out[0:n_words]``."""
-    cdef intp_t w, t
-    cdef int64 key
+    """The ``row_keys_multi`` words of row ``r`` into ``out[0:n_words]``: ``sum (x + 1) * place`` over each word's
+    columns (``place`` from ``_places``), the same integer as the Horner form ``key * (card + 1) + (x + 1)``
+    (every partial sum is at most the word, which fits in int64), with four independent accumulators instead of
+    one multiply-add chain per column."""
+    cdef intp_t w, t, end
+    cdef int64 a0, a1, a2, a3
     for w in range(n_words):
-        key = 0
-        for t in range(word_ptr[w], word_ptr[w + 1]):
-            key = key * (cards[t] + 1) + (<intp_t>X[r, t] + 1)
-        out[w] = key
+        a0 = 0
+        a1 = 0
+        a2 = 0
+        a3 = 0
+        t = word_ptr[w]
+        end = word_ptr[w + 1]
+        while t + 4 <= end:
+            a0 += (<int64>X[r, t] + 1) * place[t]
+            a1 += (<int64>X[r, t + 1] + 1) * place[t + 1]
+            a2 += (<int64>X[r, t + 2] + 1) * place[t + 2]
+            a3 += (<int64>X[r, t + 3] + 1) * place[t + 3]
+            t += 4
+        while t < end:
+            a0 += (<int64>X[r, t] + 1) * place[t]
+            t += 1
+        out[w] = (a0 + a1) + (a2 + a3)
+
+
+def _places(const intp_t[::1] cards, const intp_t[::1] word_ptr):
+    """Place value of every column inside its key word: the product of ``card + 1`` of the word's later columns
+    (int64, ``(n_cols,)``; the caller has checked that each word's ``prod(cards + 1)`` fits)."""
+    out = np.zeros(cards.shape[0], dtype=np.int64)
+    cdef int64[::1] place = out
+    cdef intp_t w, t
+    cdef int64 p
+    for w in range(word_ptr.shape[0] - 1):
+        p = 1
+        for t in range(word_ptr[w + 1] - 1, word_ptr[w] - 1, -1):
+            place[t] = p
+            p *= cards[t] + 1
+    return out
 
 
 def row_keys_multi(const fcode_t[:, ::1] X, const intp_t[::1] cards, const intp_t[::1] word_ptr, int64[:, ::1] out):
@@ -607,9 +637,10 @@ def row_keys_multi(const fcode_t[:, ::1] X, const intp_t[::1] cards, const intp_
         raise ValueError(f"out has shape ({out.shape[0]}, {out.shape[1]}), expected ({n}, {n_words}).")
     if n_words == 0:
         return
+    cdef const int64[::1] place = _places(cards, word_ptr)
     with nogil:
         for r in range(n):
-            _row_words(X, r, cards, word_ptr, n_words, &out[r, 0])
+            _row_words(X, r, place, word_ptr, n_words, &out[r, 0])
 
 
 cdef inline uint64_t _mix64(uint64_t h) noexcept nogil:
@@ -737,6 +768,7 @@ def group_rows(const fcode_t[:, ::1] X, const intp_t[::1] cards, const intp_t[::
         raise ValueError(f"weights has length {weights.shape[0]}, expected n_rows = {n} (or 0).")
     if want_inverse and inverse.shape[0] != n:
         raise ValueError(f"inverse has length {inverse.shape[0]}, expected n_rows = {n} (or 0).")
+    cdef const int64[::1] place = _places(cards, word_ptr)
     while cap > 16 and cap // 2 >= n:  # small inputs start small (the table is rebuilt as groups appear)
         cap //= 2
         size //= 2
@@ -757,7 +789,7 @@ def group_rows(const fcode_t[:, ::1] X, const intp_t[::1] cards, const intp_t[::
                 r1 = r0 + _BLOCK if r0 + _BLOCK < n else n
                 for r in range(r0, r1):  # key words and hash of the block's rows; prefetch their home slots
                     kr = &kbuf[(r - r0) * n_words]
-                    _row_words(X, r, cards, word_ptr, n_words, kr)
+                    _row_words(X, r, place, word_ptr, n_words, kr)
                     h = 0
                     for w in range(n_words):
                         h = _mix64(h ^ <uint64_t>kr[w] ^ (<uint64_t>w << 58))
@@ -877,6 +909,7 @@ def merge_sorted_runs(const fcode_t[:, ::1] X, const intp_t[::1] cards, const in
             raise ValueError("run_ptr must be non-decreasing.")
     if counts.shape[0] != n:
         raise ValueError(f"counts has length {counts.shape[0]}, expected n_rows = {n}.")
+    cdef const int64[::1] place = _places(cards, word_ptr)
     take_np = np.empty(n, dtype=np.intp)
     out_np = np.empty(n, dtype=np.float64)
     cdef intp_t[::1] take = take_np
@@ -888,7 +921,7 @@ def merge_sorted_runs(const fcode_t[:, ::1] X, const intp_t[::1] cards, const in
             raise MemoryError("merge_sorted_runs: out of memory for the row keys.")
         with nogil:
             for r in range(n):
-                _row_words(X, r, cards, word_ptr, n_words, &words[r * n_words])
+                _row_words(X, r, place, word_ptr, n_words, &words[r * n_words])
             for i in range(n_runs):
                 head[i] = run_ptr[i]
                 for r in range(run_ptr[i] + 1, run_ptr[i + 1]):
@@ -920,6 +953,139 @@ def merge_sorted_runs(const fcode_t[:, ::1] X, const intp_t[::1] cards, const in
         raise ValueError("merge_sorted_runs: a run is not strictly increasing (its rows must be distinct and in "
                          "lexicographic order, as unique_rows returns them).")
     return take_np[:n_out].copy(), out_np[:n_out].copy()
+
+
+def merge_sorted_words(const int64[:, ::1] W, const intp_t[::1] run_ptr, const float64_t[::1] counts):
+    """Merge runs of distinct key words, each strictly increasing, into one such run (k-way merge on the words).
+
+    The key-word form of ``merge_sorted_runs``: the runs hold ``row_keys_multi`` words instead of code rows, so a
+    merge compares a few int64 words per head and moves ``n_words`` words per row, whatever the number of columns.
+
+    Parameters
+    ----------
+    W : int64 (n_rows, n_words), IN. The runs one after the other; run ``i`` is rows ``run_ptr[i]:run_ptr[i + 1]``,
+        strictly increasing in the order of the word tuples (the lexicographic order of the codes they key).
+    run_ptr : intp (n_runs + 1,), IN. Run boundaries, from 0 to n_rows, non-decreasing.
+    counts : float64 (n_rows,), IN. Multiplicity of every row.
+
+    Returns
+    -------
+    words : int64 (n_out, n_words). The distinct word tuples of the union, increasing.
+    out_counts : float64 (n_out,). Their multiplicities summed over the runs in run order (bit for bit what
+        ``merge_sorted_runs`` adds).
+
+    Raises ValueError when a run is not strictly increasing.
+    """
+    cdef intp_t n = W.shape[0]
+    cdef intp_t n_words = W.shape[1]
+    cdef intp_t n_runs = run_ptr.shape[0] - 1
+    cdef intp_t r, w, i, best, n_out = 0
+    cdef int bad = 0
+    cdef intp_t* head = NULL
+    if n_words < 1:
+        raise ValueError("W must have at least one key word per row.")
+    if n_runs < 0 or run_ptr[0] != 0 or run_ptr[n_runs] != n:
+        raise ValueError(f"run_ptr must run from 0 to n_rows = {n}.")
+    for i in range(n_runs):
+        if run_ptr[i + 1] < run_ptr[i]:
+            raise ValueError("run_ptr must be non-decreasing.")
+    if counts.shape[0] != n:
+        raise ValueError(f"counts has length {counts.shape[0]}, expected n_rows = {n}.")
+    words_np = np.empty((n, n_words), dtype=np.int64)
+    out_np = np.empty(n, dtype=np.float64)
+    cdef int64[:, ::1] ow = words_np
+    cdef float64_t[::1] out = out_np
+    head = <intp_t*> malloc((n_runs if n_runs > 0 else 1) * sizeof(intp_t))
+    try:
+        if head == NULL:
+            raise MemoryError("merge_sorted_words: out of memory.")
+        with nogil:
+            for i in range(n_runs):
+                head[i] = run_ptr[i]
+                for r in range(run_ptr[i] + 1, run_ptr[i + 1]):
+                    if _cmp_words(&W[r - 1, 0], &W[r, 0], n_words) >= 0:
+                        bad = 1
+            if not bad:
+                while True:
+                    best = -1
+                    for i in range(n_runs):  # the smallest head (the first run holding it)
+                        if head[i] < run_ptr[i + 1]:
+                            if best < 0 or _cmp_words(&W[head[i], 0], &W[head[best], 0], n_words) < 0:
+                                best = i
+                    if best < 0:
+                        break
+                    for w in range(n_words):
+                        ow[n_out, w] = W[head[best], w]
+                    out[n_out] = counts[head[best]]
+                    head[best] += 1
+                    for i in range(best + 1, n_runs):  # equal heads of later runs, added in run order
+                        if head[i] < run_ptr[i + 1] and _cmp_words(&W[head[i], 0], &ow[n_out, 0], n_words) == 0:
+                            out[n_out] += counts[head[i]]
+                            head[i] += 1
+                    n_out += 1
+    finally:
+        free(head)
+    if bad:
+        raise ValueError("merge_sorted_words: a run is not strictly increasing (its rows must be distinct and in "
+                         "increasing order of their key words).")
+    return words_np[:n_out].copy(), out_np[:n_out].copy()
+
+
+def words_to_codes(const int64[:, ::1] W, const intp_t[::1] chunk_word, const intp_t[::1] chunk_col,
+                   const intp_t[::1] chunk_ncol, const int64[::1] chunk_radix, const intp_t[::1] table_ptr,
+                   const int32_t[::1] table, fcode_t[:, ::1] out, int n_threads=1):
+    """Decode ``row_keys_multi`` words back into code rows (the inverse of ``row_keys_multi``), a chunk of
+    columns per division.
+
+    Parameters
+    ----------
+    W : int64 (n_rows, n_words), IN. Key words.
+    chunk_word, chunk_col, chunk_ncol : intp (n_chunks,), IN. Chunk ``c`` is columns ``chunk_col[c]:chunk_col[c] +
+        chunk_ncol[c]`` of word ``chunk_word[c]``; the chunks of a word are consecutive and listed from its last
+        columns to its first (the order in which division peels them off the word).
+    chunk_radix : int64 (n_chunks,), IN. The product of ``card + 1`` over the chunk's columns.
+    table_ptr : intp (n_chunks,), IN. Offset of each chunk's lookup table in ``table``.
+    table : int32, IN. For chunk ``c`` and digit ``d < chunk_radix[c]``, the chunk's codes (-1 = missing) at
+        ``table[table_ptr[c] + d * chunk_ncol[c] + j]``.
+    out : int8, int16 or int32 (n_rows, n_cols), OUT (fused ``fcode_t``). Overwritten with the codes; the caller
+        picks a dtype that holds every ``cards - 1``.
+
+    n_threads : int. Threads over the rows (the result does not depend on it).
+
+    Returns the number of missing cells written. One 64-bit division per chunk (a few columns) instead of one per
+    column.
+    """
+    cdef intp_t n = W.shape[0]
+    cdef intp_t n_chunks = chunk_word.shape[0]
+    cdef intp_t r, c, j, w, base
+    cdef intp_t n_missing = 0
+    cdef int64 key = 0
+    cdef int64 q, d
+    cdef int32_t v
+    for c in range(n_chunks):
+        if chunk_word[c] < 0 or chunk_word[c] >= W.shape[1] or chunk_col[c] < 0 or \
+                chunk_col[c] + chunk_ncol[c] > out.shape[1]:
+            raise ValueError("words_to_codes: a chunk lies outside W's words or out's columns.")
+    if out.shape[0] != n:
+        raise ValueError(f"out has {out.shape[0]} rows, expected {n}.")
+    if n_threads < 1:
+        n_threads = 1
+    with nogil:
+        for r in prange(n, num_threads=n_threads, schedule="static"):
+            w = -1
+            for c in range(n_chunks):
+                if chunk_word[c] != w:
+                    w = chunk_word[c]
+                    key = W[r, w]
+                q = key // chunk_radix[c]
+                d = key - q * chunk_radix[c]
+                key = q
+                base = table_ptr[c] + d * chunk_ncol[c]
+                for j in range(chunk_ncol[c]):
+                    v = table[base + j]
+                    out[r, chunk_col[c] + j] = <fcode_t>v
+                    n_missing += v < 0
+    return n_missing
 
 
 cdef inline int _cmp_words(const int64* a, const int64* b, intp_t n_words) noexcept nogil:

@@ -16,18 +16,22 @@ import pandas as pd
 from pgmpy_ext.data import EncodedData, codes_dtype_for, column_kind, encode, int32_codes, state_key, to_python
 from pgmpy_ext.stats import (
     family_counts_many,
+    key_words,
     latent_class_estep,
     latent_class_mixture_log_joint,
     log_joint_batch,
     log_joint_marginal,
+    merge_row_words,
     merge_unique_rows,
     pairwise_counts,
     rows_with_missing,
+    unique_row_words,
     unique_rows,
 )
 from pgmpy_ext.utils import LOG_TINY, log_normalize_rows, logsumexp_rows
 
 __all__ = ["EncodedPart", "SPLIT_EVERY", "add_tables", "count_families", "count_pairs", "distinct_rows",
+           "distinct_words", "merge_words", "split_words", "word_bucket_lead", "word_bucket_divisor",
            "encode_partition", "log_joint_partition", "take_classes", "merge_distinct", "merge_scans",
            "scan_partition",
            "tree_order", "distinct_part", "part_rows", "merge_parts", "coalesce_plan",
@@ -157,23 +161,43 @@ def bucket_plan(cards: np.ndarray, target: int) -> int:
     return lead if size > 1 else 0
 
 
-def bucket_ids(codes: np.ndarray, cards: np.ndarray, lead: int) -> np.ndarray:
-    """Bucket of every row: the mixed-radix key of ``codes[:, :lead] + 1``. Nondecreasing along rows sorted in
-    lexicographic order (-1 first), so buckets in key order are ranges of that order."""
-    key = np.zeros(codes.shape[0], dtype=np.intp)
-    for j in range(lead):
-        key *= int(cards[j]) + 1
-        key += codes[:, j].astype(np.intp) + 1
-    return key
+def distinct_words(part: EncodedPart, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(key words of the distinct rows, increasing; their summed weights) of one partition
+    (:func:`pgmpy_ext.stats.unique_row_words`): what :func:`pgmpy_ext.dask.compress` merges."""
+    return unique_row_words(part.kernel_codes, cards, part.weights)
 
 
-def split_distinct(part: tuple[np.ndarray, np.ndarray], cards: np.ndarray, lead: int) -> tuple:
-    """One partition's distinct rows (lexicographic order) cut into the ranges of every bucket, as a tuple of
-    ``(codes, counts)`` pairs indexed by bucket (empty pairs for empty buckets)."""
-    codes, counts = part
+def merge_words(*parts: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of several partitions' :func:`distinct_words`, multiplicities summed in part order: a k-way
+    merge of the sorted words (:func:`pgmpy_ext.stats.merge_row_words`)."""
+    return merge_row_words(parts)
+
+
+def word_bucket_divisor(cards: np.ndarray, lead: int) -> int:
+    """What the first key word is divided by to give a row's bucket, the mixed-radix key of its ``lead`` leading
+    codes + 1 (nondecreasing along the lexicographic order, so buckets are ranges of it): the product of ``card + 1``
+    of the first word's columns after the ``lead`` leading ones (``lead`` must not exceed the first word's
+    columns; see :func:`word_bucket_lead`)."""
+    end = int(key_words(cards)[1])
+    if lead > end:
+        raise ValueError(f"lead = {lead} leading columns are not all in the first key word ({end} columns).")
+    return int(np.prod(np.asarray(cards[lead:end], dtype=object) + 1)) if end > lead else 1
+
+
+def word_bucket_lead(cards: np.ndarray, target: int) -> int:
+    """:func:`bucket_plan`, capped at the columns of the first key word (the buckets are ranges of that word)."""
+    return min(bucket_plan(cards, target), int(key_words(cards)[1]))
+
+
+def split_words(part: tuple[np.ndarray, np.ndarray], cards: np.ndarray, lead: int) -> tuple:
+    """One partition's distinct-row words (increasing) cut into the ranges of every bucket of the ``lead`` leading
+    columns (see :func:`word_bucket_divisor`), as a tuple of ``(words, counts)`` pairs indexed by bucket (empty
+    pairs for empty buckets)."""
+    words, counts = part
     n_buckets = int(np.prod(np.asarray(cards[:lead], dtype=np.intp) + 1))
-    edges = np.searchsorted(bucket_ids(codes, cards, lead), np.arange(n_buckets + 1), side="left")
-    return tuple((codes[a:b], counts[a:b]) for a, b in zip(edges[:-1], edges[1:]))
+    ids = words[:, 0] // word_bucket_divisor(cards, lead)
+    edges = np.searchsorted(ids, np.arange(n_buckets + 1), side="left")
+    return tuple((words[a:b], counts[a:b]) for a, b in zip(edges[:-1], edges[1:]))
 
 
 def log_joint_partition(pdf: pd.DataFrame, features: Sequence, states: dict, layout, log_cpt: np.ndarray,

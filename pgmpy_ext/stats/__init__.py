@@ -23,14 +23,17 @@ from pgmpy_ext.stats._constructive import (
 from pgmpy_ext.stats._counting import (
     PairwiseCounts,
     UniqueRows,
+    decode_row_words,
     family_counts,
     family_counts_codes,
     family_counts_many,
     family_counts_shared,
     key_words,
+    merge_row_words,
     merge_unique_rows,
     pair_offsets,
     pairwise_counts,
+    unique_row_words,
     unique_rows,
 )
 from pgmpy_ext.stats._information import cmi_matrix, mi_matrix
@@ -53,7 +56,8 @@ from pgmpy_ext.stats._tm import TMData, TMEvaluation
 
 __all__ = ["PairwiseCounts", "UniqueRows", "family_counts", "family_counts_codes", "family_counts_many",
            "family_counts_shared", "pair_offsets",
-           "pairwise_counts", "unique_rows", "key_words", "merge_unique_rows"]
+           "pairwise_counts", "unique_rows", "key_words", "merge_unique_rows", "unique_row_words",
+           "merge_row_words", "decode_row_words"]
 __all__ += ["cmi_matrix", "mi_matrix", "SCORE_KINDS", "FamilyCounter", "local_score"]
 __all__ += ["HIDDEN", "CLLResult", "ColumnPlan", "EStepResult", "NetworkLayout", "conditional_log_likelihood",
             "estep_accumulate", "log_joint_batch", "log_joint_columns", "posterior_batch",

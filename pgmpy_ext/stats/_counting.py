@@ -459,3 +459,90 @@ def merge_unique_rows(parts: Sequence[tuple[np.ndarray, np.ndarray]],
                          f"and {cards.shape[0]} cardinalities.")
     take, out = _counting.merge_sorted_runs(codes, cards, key_words(cards), run_ptr, counts)
     return codes[take], out
+
+
+def unique_row_words(codes: np.ndarray, cards: np.ndarray,
+                     weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows as their key words: ``(words, counts)``, the :func:`unique_rows` of ``codes`` without the
+    code rows.
+
+    ``words`` is int64 ``(n_distinct, n_words)``, the ``row_keys_multi`` words of every distinct row (see
+    :func:`key_words`), increasing in the order of the word tuples, which is the lexicographic order of the codes
+    (-1 first); ``counts`` are the summed weights, as :func:`unique_rows` returns them, bit for bit. A few words
+    per row instead of one code per column: merges of distinct rows (:func:`merge_row_words`) compare and move
+    only the words, and the code rows are decoded once at the end (:func:`decode_row_words`).
+    """
+    codes = kernel_codes(codes)
+    cards = np.asarray(cards, dtype=np.intp)
+    if codes.ndim != 2 or cards.shape[0] != codes.shape[1]:
+        raise ValueError(f"codes must be (n_rows, n_cols) with one cardinality per column; got {codes.shape} "
+                         f"and {cards.shape[0]} cardinalities.")
+    n = codes.shape[0]
+    w = _EMPTY_WEIGHTS if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    if w.shape[0] not in (0, n):
+        raise ValueError(f"weights has {w.shape[0]} entries for {n} rows.")
+    word_ptr = key_words(cards)
+    if n == 0:
+        return np.zeros((0, word_ptr.shape[0] - 1), dtype=np.int64), np.zeros(0)
+    _, counts, words = _counting.group_rows(codes, cards, word_ptr, w, np.empty(0, dtype=np.intp))
+    order = np.argsort(words[:, 0]) if words.shape[1] == 1 else np.lexsort(words.T[::-1])
+    return words[order], counts[order]
+
+
+def merge_row_words(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of several :func:`unique_row_words` results, multiplicities summed in part order: a k-way
+    merge of the sorted word runs (kernel ``merge_sorted_words``), the word form of :func:`merge_unique_rows`
+    (same rows, same counts, bit for bit). A part that is not strictly increasing raises ValueError."""
+    if not parts:
+        raise ValueError("merge_row_words needs at least one part.")
+    words = np.ascontiguousarray(np.concatenate([p[0] for p in parts], axis=0), dtype=np.int64)
+    counts = np.ascontiguousarray(np.concatenate([p[1] for p in parts]), dtype=np.float64)
+    run_ptr = np.zeros(len(parts) + 1, dtype=np.intp)
+    np.cumsum([p[0].shape[0] for p in parts], out=run_ptr[1:])
+    return _counting.merge_sorted_words(words, run_ptr, counts)
+
+
+#: Largest lookup table of a decoding chunk (digits of a few columns, see :func:`decode_row_words`).
+_DECODE_CHUNK = 4096
+
+
+def _decode_plan(cards: np.ndarray) -> tuple:
+    """Chunks of :func:`decode_row_words`: per key word, runs of its columns from the last to the first whose
+    product of ``card + 1`` stays within ``_DECODE_CHUNK`` (at least one column each), with their lookup tables."""
+    word_ptr = key_words(cards)
+    words, cols, ncols, radix, tptr, tables = [], [], [], [], [], []
+    offset = 0
+    for w in range(word_ptr.shape[0] - 1):
+        end = int(word_ptr[w + 1])
+        while end > int(word_ptr[w]):
+            start, size = end - 1, int(cards[end - 1]) + 1
+            while start > int(word_ptr[w]) and size * (int(cards[start - 1]) + 1) <= _DECODE_CHUNK:
+                start -= 1
+                size *= int(cards[start]) + 1
+            sub = np.asarray(cards[start:end], dtype=np.intp) + 1
+            digits = np.stack(np.unravel_index(np.arange(size), tuple(sub)), axis=1) - 1  # C order: first column major
+            words.append(w)
+            cols.append(start)
+            ncols.append(end - start)
+            radix.append(size)
+            tptr.append(offset)
+            tables.append(digits.astype(np.int32).ravel())
+            offset += digits.size
+            end = start
+    ip = np.intp
+    table = np.concatenate(tables) if tables else np.zeros(0, dtype=np.int32)
+    return (np.asarray(words, dtype=ip), np.asarray(cols, dtype=ip), np.asarray(ncols, dtype=ip),
+            np.asarray(radix, dtype=np.int64), np.asarray(tptr, dtype=ip), np.ascontiguousarray(table, dtype=np.int32))
+
+
+def decode_row_words(words: np.ndarray, cards: np.ndarray, dtype=np.int32, *,
+                     n_jobs: int | None = 1) -> tuple[np.ndarray, bool]:
+    """The code rows of :func:`unique_row_words` words (the inverse of the keying), as ``dtype`` (int8, int16 or
+    int32; it must hold every ``cards - 1``), and whether any cell is missing (-1). One division per chunk of
+    columns whose digits fit a small lookup table, not one per column; ``n_jobs`` threads over the rows."""
+    cards = np.asarray(cards, dtype=np.intp)
+    words = np.ascontiguousarray(words, dtype=np.int64)
+    out = np.empty((words.shape[0], cards.shape[0]), dtype=dtype)
+    n_missing = _counting.words_to_codes(words, *_decode_plan(cards), out,
+                                         threads_for_rows(n_jobs, words.shape[0]))
+    return out, bool(n_missing)

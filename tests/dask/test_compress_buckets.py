@@ -52,14 +52,39 @@ def test_bucketed_compress_equals_in_memory_and_the_single_tree(seed, cuts, monk
         np.testing.assert_array_equal(single.weights, got.weights)
 
 
-def test_bucket_ids_follow_the_lexicographic_order():
-    rng = np.random.default_rng(3)
-    cards = np.array([3, 2, 4])
-    codes = np.column_stack([rng.integers(-1, c, 500) for c in cards]).astype(np.int8)
-    u = unique_rows(codes, cards, keep_dtype=True)
-    ids = _tasks.bucket_ids(u.codes, cards, 2)
-    assert np.all(np.diff(ids) >= 0)
-    pieces = _tasks.split_distinct((u.codes, u.counts), cards, 2)
-    assert len(pieces) == 4 * 3
-    np.testing.assert_array_equal(np.concatenate([p[0] for p in pieces]), u.codes)
+def test_bucket_plan_refuses_a_column_with_too_many_values():
     assert _tasks.bucket_plan(np.array([200, 3]), 16) == 0  # one column already has too many values
+
+
+@pytest.mark.parametrize("lead", [1, 2, 3])
+def test_word_buckets_are_ranges_of_the_leading_codes(lead):
+    from pgmpy_ext.stats import decode_row_words, unique_row_words
+
+    rng = np.random.default_rng(4)
+    cards = np.array([3, 2, 4, 5])
+    codes = np.column_stack([rng.integers(-1, c, 800) for c in cards]).astype(np.int8)
+    words, counts = unique_row_words(codes, cards)
+    pieces = _tasks.split_words((words, counts), cards, lead)
+    assert len(pieces) == int(np.prod(cards[:lead] + 1))
+    np.testing.assert_array_equal(np.concatenate([p[0] for p in pieces]), words)
+    np.testing.assert_array_equal(np.concatenate([p[1] for p in pieces]), counts)
+    for b, (w, _) in enumerate(pieces):  # every row of bucket b has leading codes whose mixed-radix key is b
+        lead_codes = decode_row_words(w, cards)[0][:, :lead] + 1
+        key = np.zeros(w.shape[0], dtype=np.intp)
+        for j in range(lead):
+            key = key * (cards[j] + 1) + lead_codes[:, j]
+        assert np.all(key == b)
+
+
+def test_word_buckets_stay_inside_the_first_key_word():
+    from pgmpy_ext.stats import key_words
+
+    cards = np.array([1] * 3 + [2**20] * 4)
+    first = int(key_words(cards)[1])
+    assert first == 5  # 2**3 * (2**20 + 1)**2 < 2**63 <= 2**3 * (2**20 + 1)**3
+    for target in (16, 2**30, 2**45, 2**62):
+        assert 0 <= _tasks.word_bucket_lead(cards, target) <= first
+    with pytest.raises(ValueError, match="first key word"):
+        _tasks.word_bucket_divisor(cards, first + 1)
+    assert _tasks.word_bucket_divisor(cards, first) == 1
+    assert _tasks.word_bucket_divisor(cards, 3) == (2**20 + 1) ** 2

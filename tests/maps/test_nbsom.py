@@ -146,8 +146,11 @@ def test_surface(blobs):
     assert_allclose(P.sum(1), 1.0)
     assert_array_equal(m.predict(blobs), P.argmax(1))
     assert_array_equal(m.labels_, m.predict(blobs))
-    soft = m.transform(blobs)
-    assert_allclose(soft, P @ m.grid_)
+    soft = m.transform(blobs)  # the default temperature 0.5: weights gamma ** 2, normalised
+    assert_allclose(soft, (P**2 / (P**2).sum(1, keepdims=True)) @ m.grid_)
+    plain = clone(m).set_params(temperature=1.0).fit(blobs)
+    assert_allclose(plain.transform(blobs), P @ m.grid_)  # eq. 5.18; the temperature does not change the fit
+    assert_array_equal(plain.means_, m.means_)
     hard = clone(m).set_params(projection="hard").fit(blobs).transform(blobs)
     assert_array_equal(hard, m.grid_[m.predict(blobs)])
     # score = mean log p(x) in standardised units; the last trace entry is the training LL of the kept map
