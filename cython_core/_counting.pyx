@@ -868,6 +868,51 @@ def group_rows(const fcode_t[:, ::1] X, const intp_t[::1] cards, const intp_t[::
         free(table)
 
 
+cdef _check_runs(const intp_t[::1] run_ptr, const float64_t[::1] counts, intp_t n):
+    """The run boundaries and multiplicities of a k-way merge of ``n`` rows (raises ValueError)."""
+    cdef intp_t i
+    cdef intp_t n_runs = run_ptr.shape[0] - 1
+    if n_runs < 0 or run_ptr[0] != 0 or run_ptr[n_runs] != n:
+        raise ValueError(f"run_ptr must run from 0 to n_rows = {n}.")
+    for i in range(n_runs):
+        if run_ptr[i + 1] < run_ptr[i]:
+            raise ValueError("run_ptr must be non-decreasing.")
+    if counts.shape[0] != n:
+        raise ValueError(f"counts has length {counts.shape[0]}, expected n_rows = {n}.")
+
+
+cdef intp_t _kway_merge(const int64* words, intp_t n_words, const intp_t[::1] run_ptr,
+                        const float64_t[::1] counts, intp_t* head, intp_t* take, float64_t* out) noexcept nogil:
+    """k-way merge of runs of key words (rows ``run_ptr[i]:run_ptr[i + 1]`` of the row-major ``words``): for every
+    distinct word tuple in increasing order, its first row (``take``) and its counts summed in run order (``out``).
+    Returns the number of distinct tuples, or -1 when a run is not strictly increasing. ``head`` is scratch of
+    ``n_runs`` entries."""
+    cdef intp_t n_runs = run_ptr.shape[0] - 1
+    cdef intp_t r, i, best, n_out = 0
+    for i in range(n_runs):
+        head[i] = run_ptr[i]
+        for r in range(run_ptr[i] + 1, run_ptr[i + 1]):
+            if _cmp_words(&words[(r - 1) * n_words], &words[r * n_words], n_words) >= 0:
+                return -1
+    while True:
+        best = -1
+        for i in range(n_runs):  # the smallest head (the first run holding it)
+            if head[i] < run_ptr[i + 1]:
+                if best < 0 or _cmp_words(&words[head[i] * n_words], &words[head[best] * n_words], n_words) < 0:
+                    best = i
+        if best < 0:
+            return n_out
+        take[n_out] = head[best]
+        out[n_out] = counts[head[best]]
+        head[best] += 1
+        for i in range(best + 1, n_runs):  # equal heads of later runs, added in run order
+            if head[i] < run_ptr[i + 1] and _cmp_words(&words[head[i] * n_words], &words[take[n_out] * n_words],
+                                                       n_words) == 0:
+                out[n_out] += counts[head[i]]
+                head[i] += 1
+        n_out += 1
+
+
 def merge_sorted_runs(const fcode_t[:, ::1] X, const intp_t[::1] cards, const intp_t[::1] word_ptr,
                       const intp_t[::1] run_ptr, const float64_t[::1] counts):
     """Merge runs of distinct rows, each sorted in lexicographic order, into one such run (k-way merge).
@@ -895,20 +940,11 @@ def merge_sorted_runs(const fcode_t[:, ::1] X, const intp_t[::1] cards, const in
     cdef intp_t k = X.shape[1]
     cdef intp_t n_words = word_ptr.shape[0] - 1
     cdef intp_t n_runs = run_ptr.shape[0] - 1
-    cdef intp_t r, t, w, i, best, n_out = 0
-    cdef int64 key
-    cdef int cmp
-    cdef int bad = 0
+    cdef intp_t r, n_out = 0
     cdef int64* words = NULL
     cdef intp_t* head = NULL
     _check_key_words(cards, word_ptr, k)
-    if n_runs < 0 or run_ptr[0] != 0 or run_ptr[n_runs] != n:
-        raise ValueError(f"run_ptr must run from 0 to n_rows = {n}.")
-    for i in range(n_runs):
-        if run_ptr[i + 1] < run_ptr[i]:
-            raise ValueError("run_ptr must be non-decreasing.")
-    if counts.shape[0] != n:
-        raise ValueError(f"counts has length {counts.shape[0]}, expected n_rows = {n}.")
+    _check_runs(run_ptr, counts, n)
     cdef const int64[::1] place = _places(cards, word_ptr)
     take_np = np.empty(n, dtype=np.intp)
     out_np = np.empty(n, dtype=np.float64)
@@ -922,34 +958,12 @@ def merge_sorted_runs(const fcode_t[:, ::1] X, const intp_t[::1] cards, const in
         with nogil:
             for r in range(n):
                 _row_words(X, r, place, word_ptr, n_words, &words[r * n_words])
-            for i in range(n_runs):
-                head[i] = run_ptr[i]
-                for r in range(run_ptr[i] + 1, run_ptr[i + 1]):
-                    if _cmp_words(&words[(r - 1) * n_words], &words[r * n_words], n_words) >= 0:
-                        bad = 1
-            if not bad:
-                while True:
-                    best = -1
-                    for i in range(n_runs):  # the smallest head (the first run holding it)
-                        if head[i] < run_ptr[i + 1]:
-                            if best < 0 or _cmp_words(&words[head[i] * n_words], &words[head[best] * n_words],
-                                                      n_words) < 0:
-                                best = i
-                    if best < 0:
-                        break
-                    take[n_out] = head[best]
-                    out[n_out] = counts[head[best]]
-                    head[best] += 1
-                    for i in range(best + 1, n_runs):  # equal heads of later runs, added in run order
-                        if head[i] < run_ptr[i + 1] and _cmp_words(&words[head[i] * n_words],
-                                                                   &words[take[n_out] * n_words], n_words) == 0:
-                            out[n_out] += counts[head[i]]
-                            head[i] += 1
-                    n_out += 1
+            n_out = _kway_merge(words, n_words, run_ptr, counts, head, &take[0] if n > 0 else NULL,
+                                &out[0] if n > 0 else NULL)
     finally:
         free(words)
         free(head)
-    if bad:
+    if n_out < 0:
         raise ValueError("merge_sorted_runs: a run is not strictly increasing (its rows must be distinct and in "
                          "lexicographic order, as unique_rows returns them).")
     return take_np[:n_out].copy(), out_np[:n_out].copy()
@@ -979,56 +993,28 @@ def merge_sorted_words(const int64[:, ::1] W, const intp_t[::1] run_ptr, const f
     cdef intp_t n = W.shape[0]
     cdef intp_t n_words = W.shape[1]
     cdef intp_t n_runs = run_ptr.shape[0] - 1
-    cdef intp_t r, w, i, best, n_out = 0
-    cdef int bad = 0
+    cdef intp_t n_out = 0
     cdef intp_t* head = NULL
     if n_words < 1:
         raise ValueError("W must have at least one key word per row.")
-    if n_runs < 0 or run_ptr[0] != 0 or run_ptr[n_runs] != n:
-        raise ValueError(f"run_ptr must run from 0 to n_rows = {n}.")
-    for i in range(n_runs):
-        if run_ptr[i + 1] < run_ptr[i]:
-            raise ValueError("run_ptr must be non-decreasing.")
-    if counts.shape[0] != n:
-        raise ValueError(f"counts has length {counts.shape[0]}, expected n_rows = {n}.")
-    words_np = np.empty((n, n_words), dtype=np.int64)
+    _check_runs(run_ptr, counts, n)
+    take_np = np.empty(n, dtype=np.intp)
     out_np = np.empty(n, dtype=np.float64)
-    cdef int64[:, ::1] ow = words_np
+    cdef intp_t[::1] take = take_np
     cdef float64_t[::1] out = out_np
     head = <intp_t*> malloc((n_runs if n_runs > 0 else 1) * sizeof(intp_t))
     try:
         if head == NULL:
             raise MemoryError("merge_sorted_words: out of memory.")
-        with nogil:
-            for i in range(n_runs):
-                head[i] = run_ptr[i]
-                for r in range(run_ptr[i] + 1, run_ptr[i + 1]):
-                    if _cmp_words(&W[r - 1, 0], &W[r, 0], n_words) >= 0:
-                        bad = 1
-            if not bad:
-                while True:
-                    best = -1
-                    for i in range(n_runs):  # the smallest head (the first run holding it)
-                        if head[i] < run_ptr[i + 1]:
-                            if best < 0 or _cmp_words(&W[head[i], 0], &W[head[best], 0], n_words) < 0:
-                                best = i
-                    if best < 0:
-                        break
-                    for w in range(n_words):
-                        ow[n_out, w] = W[head[best], w]
-                    out[n_out] = counts[head[best]]
-                    head[best] += 1
-                    for i in range(best + 1, n_runs):  # equal heads of later runs, added in run order
-                        if head[i] < run_ptr[i + 1] and _cmp_words(&W[head[i], 0], &ow[n_out, 0], n_words) == 0:
-                            out[n_out] += counts[head[i]]
-                            head[i] += 1
-                    n_out += 1
+        if n > 0:
+            with nogil:
+                n_out = _kway_merge(&W[0, 0], n_words, run_ptr, counts, head, &take[0], &out[0])
     finally:
         free(head)
-    if bad:
+    if n_out < 0:
         raise ValueError("merge_sorted_words: a run is not strictly increasing (its rows must be distinct and in "
                          "increasing order of their key words).")
-    return words_np[:n_out].copy(), out_np[:n_out].copy()
+    return np.asarray(W)[take_np[:n_out]], out_np[:n_out].copy()
 
 
 def words_to_codes(const int64[:, ::1] W, const intp_t[::1] chunk_word, const intp_t[::1] chunk_col,

@@ -255,12 +255,16 @@ class SAMBA(BiclusterMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ steps 1-3: the weighted graph
+    def _centre(self, A: np.ndarray) -> np.ndarray:
+        """Each gene's centre for the z-scores: its mean (a hook for experiments, e.g. issue 29's split centre)."""
+        return A.mean(axis=0)
+
     def _graph(self, A: np.ndarray):
         m, n = A.shape
         sd = A.std(axis=0)
         ok = sd > 0
         z = np.zeros_like(A)
-        z[:, ok] = (A[:, ok] - A[:, ok].mean(axis=0)) / sd[ok]
+        z[:, ok] = (A[:, ok] - self._centre(A)[ok]) / sd[ok]
         tau = float(self.threshold)
         if self.signed:
             E = np.vstack([z >= tau, z <= -tau])
