@@ -10,9 +10,11 @@ Learners (``--learners``, comma-separated keys; see :func:`make_learner`):
 
 * ``NB``, ``TAN``, ``FAN``, ``KDB``, ``BAN``, ``CTAN``: pgmpy-ext's classifiers with generative parameters
   (``alpha=1``, their default);
-* ``<S>-TM``: the same structure with ``estimator=TMEstimator()`` (the library default); ``<S>-TM:<options>`` with
-  explicit options separated by ``;``, e.g. ``NB-TM:p=10`` or ``NB-TM:p=1;m=uniform;a=1`` (``prior_strength``
-  (``a/b/c``: a grid searched by inner CV), ``prior_mean``, ``alpha``, ``k`` = ``cv``), ``NB-TM:lbfgs0`` (L-BFGS
+* ``<S>-TM``: the same structure with ``estimator=TMEstimator()`` (the library default: the evidence rule since
+  issue 26's later session; the report below writes the fixed default it replaced as ``p=30``); ``<S>-TM:<options>``
+  with explicit options separated by ``;``, e.g. ``NB-TM:p=10`` or ``NB-TM:p=1;m=uniform;a=1`` (``prior_strength``
+  (``a/b/c``: a grid searched by inner CV; ``evidence``: the evidence rule), ``prior_mean``, ``alpha``, ``k`` =
+  ``cv``), ``NB-TM:lbfgs0`` (L-BFGS
   without a prior, ``alpha=0``: the default before issue 26), ``NB-TM:thesis`` (the thesis's iteration,
   ``solver="tm"``, ``alpha=0``);
 * ``STM``: ``StructuralTMClassifier()``; ``STM:<options>`` as above plus ``crit=<criterion>``;
@@ -120,7 +122,9 @@ def _tm_options(spec: str) -> dict:
     out = {}
     for part in spec.split(";"):
         k, v = part.split("=")
-        if k == "p" and "/" in v:  # a grid: chosen by inner cross-validation
+        if k == "p" and v in ("evidence", "alo"):  # the evidence fixed point
+            out[names[k]] = v
+        elif k == "p" and "/" in v:  # a grid: chosen by inner cross-validation
             out[names[k]] = tuple(float(x) for x in v.split("/"))
         elif k in ("p", "a"):
             out[names[k]] = float(v)

@@ -218,17 +218,20 @@ def test_evaluate_tm_suffix_errors(csv_file, capsys):
 
 
 def test_tm_options_default_to_the_library(csv_file, tmp_path, capsys):
-    from pgmpy_ext.parameters import DEFAULT_PRIOR_STRENGTH, TMEstimator
+    from pgmpy_ext.parameters import TMEstimator, uses_evidence
 
     base = ["evaluate", "--data", str(csv_file), "--target", "label", "--learners", "nb-tm", "--folds", "2",
             "--bins", "3", "--no-progress"]
     assert main(base) == 0
     default = TMEstimator()
-    assert f"; TM solver {default.solver}, prior strength {DEFAULT_PRIOR_STRENGTH:g}" in capsys.readouterr().out
+    assert uses_evidence(default.prior_strength, default.solver)  # the library's default: the evidence rule
+    assert f"; TM solver {default.solver}, prior strength by the evidence rule" in capsys.readouterr().out
+    assert main([*base, "--tm-prior-strength", "30"]) == 0
+    assert "; TM solver lbfgs, prior strength 30" in capsys.readouterr().out
     assert main([*base, "--tm-prior-strength", "0"]) == 0
     assert "; TM solver lbfgs, prior strength 0" in capsys.readouterr().out
     assert main([*base, "--tm-solver", "tm"]) == 0  # "auto": no prior for the thesis's iteration
     assert "; TM solver tm, prior strength 0" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main([*base, "--tm-prior-strength", "-1"])
-    assert "expected 'auto' or a number >= 0, got '-1'" in capsys.readouterr().err
+    assert "expected 'auto', 'evidence' or a number >= 0, got '-1'" in capsys.readouterr().err

@@ -43,7 +43,9 @@ class StructuralTMClassifier(BNClassifierBase):
         same or better optima in far fewer evaluations (``benchmarks/results/structural_tm.md``). ``"tm"``: the
         thesis's iteration (what the reproductions of Santafé's chapter 5 use, with ``alpha=0``, ``criterion="cbic"``).
     prior_strength : "auto" or float, default "auto"
-        Gaussian prior of every TM fit (see :class:`~pgmpy_ext.parameters.TMEstimator`); one number here.
+        Gaussian prior of every TM fit (see :class:`~pgmpy_ext.parameters.TMEstimator`); one number here:
+        ``"auto"`` is the fixed strength 30 with ``solver="lbfgs"`` (not ``TMEstimator``'s evidence rule, which
+        would choose a strength per candidate), no prior with ``solver="tm"``.
     prior_mean : {"generative", "uniform"}, default "generative"
         Centre of that prior.
     criterion : {"cv", "cbic"}, default "cv"
@@ -134,15 +136,18 @@ class StructuralTMClassifier(BNClassifierBase):
         super()._check_params()
         check_tm_params(self.alpha, self.tol, self.max_iter, self.line_search, self.solver, self.prior_strength,
                         self.prior_mean, self.cv)
-        if len(prior_strengths(self.prior_strength, self.solver)) > 1:
+        evidence = isinstance(self.prior_strength, str) and self.prior_strength == "evidence"
+        if evidence or len(prior_strengths(self.prior_strength, self.solver)) > 1:
             raise ValueError(f"prior_strength == {self.prior_strength!r}: structural TM scores every candidate with "
                              "one prior strength; give a number (or 'auto').")
 
     @property
     def estimator(self):
         """The parameter estimator of the final structure: a ``TMEstimator`` with this classifier's TM options."""
+        # the strength the search scored the candidates with ("auto": the fixed 30, not the evidence rule)
+        strength = prior_strengths(self.prior_strength, self.solver)[0]
         return TMEstimator(alpha=self.alpha, tol=self.tol, max_iter=self.max_iter, line_search=self.line_search,
-                           solver=self.solver, prior_strength=self.prior_strength, prior_mean=self.prior_mean)
+                           solver=self.solver, prior_strength=strength, prior_mean=self.prior_mean)
 
     def _fit_model(self, structure, data) -> None:
         super()._fit_model(structure, data)

@@ -507,19 +507,21 @@ def add_tm_arguments(p: argparse.ArgumentParser) -> None:
                         "log-likelihood plus a Gaussian prior around the generative parameters); tm = the thesis's "
                         "TM iteration without a prior")
     p.add_argument("--tm-prior-strength", default=None, type=_prior_strength,
-                   help="strength of that prior (default: TMEstimator's, 'auto' = 30 with lbfgs, none with tm; 0 = "
-                        "no prior, the thesis's objective, which overfits separable data)")
+                   help="strength of that prior (default: TMEstimator's, 'auto' = chosen per fit by the evidence "
+                        "(Laplace) fixed point with lbfgs, none with tm; 'evidence' = the same; a number = that "
+                        "strength, 30 = the fixed default before the evidence rule; 0 = no prior, the thesis's "
+                        "objective, which overfits separable data)")
 
 
 def _prior_strength(text: str):
-    if text == "auto":
+    if text in ("auto", "evidence"):
         return text
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected 'auto' or a number >= 0, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected 'auto', 'evidence' or a number >= 0, got {text!r}") from None
     if not (value >= 0 and np.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"expected 'auto' or a number >= 0, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected 'auto', 'evidence' or a number >= 0, got {text!r}")
     return value
 
 
@@ -608,11 +610,14 @@ def _protocol_line(args, n_rows: int, continuous: list, disc: str) -> str:
         what = "resubstitution (train = test)"
     line = f"# {what}, seed {args.seed}, {n_rows} rows, alpha={args.alpha}"
     if any(resolve_learner(n)[1] for n in args.learners.split(",") if n.strip()):
-        from pgmpy_ext.parameters import TMEstimator, prior_strengths
+        from pgmpy_ext.parameters import TMEstimator, prior_strengths, uses_evidence
 
         est = TMEstimator(**tm_options(args))
-        strength = prior_strengths(est.prior_strength, est.solver)[0]
-        line += f"; TM solver {est.solver}, prior strength {strength:g}"
+        if uses_evidence(est.prior_strength, est.solver):
+            line += f"; TM solver {est.solver}, prior strength by the evidence rule"
+        else:
+            strength = prior_strengths(est.prior_strength, est.solver)[0]
+            line += f"; TM solver {est.solver}, prior strength {strength:g}"
     if continuous:
         line += f"; {len(continuous)} real-valued column(s) cut per training fold ({disc}"
         line += ")" if disc == "mdlp" else f", {args.bins} bins)"

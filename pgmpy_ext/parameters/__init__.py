@@ -36,4 +36,5 @@ from pgmpy_ext.parameters._tm import (  # noqa: E402, F401
     fit_tm,
     inner_folds,
     prior_strengths,
+    uses_evidence,
 )

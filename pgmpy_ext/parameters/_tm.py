@@ -31,6 +31,7 @@ from sklearn.utils import check_scalar
 from pgmpy_ext._compat import DAG, DiscreteBayesianNetwork, DiscreteParameterEstimator
 from pgmpy_ext.data import PARAMETER_VOCABULARY, EncodedData, check_pgmpy_data, encode, pgmpy_state_names
 from pgmpy_ext.models import cpds_from_counts, sorted_parents
+from pgmpy_ext.parameters._tm_evidence import evidence_strength
 from pgmpy_ext.parameters._tm_solvers import (
     LBFGS_COORDINATES,
     PRIOR_MEANS,
@@ -47,16 +48,29 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_PRIOR_STRENGTH", "LINE_SEARCHES", "PRIOR_MEANS", "SOLVERS", "THESIS_GRID", "TMEstimator",
            "TMResult", "check_tm_params", "class_children", "cv_cll", "cv_log_proba", "fit_tm", "inner_folds",
-           "prior_strengths"]
+           "prior_strengths", "uses_evidence"]
 
 #: Valid ``line_search`` options: the thesis's 0.01 grid (spec 5.6, decision 2) and backtracking (REC).
 LINE_SEARCHES = ("grid", "backtracking")
 #: Valid ``solver`` options: the thesis's TM iteration, and L-BFGS on the log-counts (same objective and model).
 SOLVERS = ("tm", "lbfgs")
-#: What ``prior_strength="auto"`` means with ``solver="lbfgs"``: the precision per cell of the Gaussian prior around
-#: the generative parameters (times the number of feature-parent configurations of the family). Chosen by held-out
-#: log loss over the public UCI sets, ``docs/decisions/tm-regularisation.md``.
+#: The fixed prior strength of the lbfgs TM where one number is needed: the precision per cell of the Gaussian prior
+#: around the generative parameters (times the number of feature-parent configurations of the family). It was the
+#: default before the evidence rule (``prior_strength="auto"`` now chooses the strength per fit, starting here) and
+#: is what structural TM scores its candidates with and what structures without log-linear coordinates (BAN, kDB
+#: with k >= 2) get; chosen by held-out log loss over the public UCI sets, ``docs/decisions/tm-regularisation.md``.
 DEFAULT_PRIOR_STRENGTH = 30.0
+#: The evidence rule (``prior_strength="auto"`` / ``"evidence"``): the strength its fixed point starts from (per
+#: ``prior_mean``) and the number of its updates (each followed by a warm-started refit when the strength moves);
+#: ``docs/decisions/tm-regularisation.md`` section 7.
+EVIDENCE_START = {"generative": DEFAULT_PRIOR_STRENGTH, "uniform": 1.0}
+EVIDENCE_ITER = 2
+
+
+def uses_evidence(prior_strength, solver: str = "lbfgs") -> bool:
+    """Whether ``prior_strength`` asks for the evidence rule: ``"evidence"``, or ``"auto"`` (the default), with
+    ``solver="lbfgs"``."""
+    return solver == "lbfgs" and isinstance(prior_strength, str) and prior_strength in ("auto", "evidence")
 
 
 @dataclass
@@ -108,6 +122,11 @@ class TMResult:
     cv_scores : numpy.ndarray of float64 or None
         When the strength was chosen by inner cross-validation: the summed held-out CLL of every candidate, from
         the strongest to the weakest (NaN for those the search did not reach).
+    evidence_trace : numpy.ndarray of float64, shape (n_fits, 5), or None
+        When the strength was chosen by the evidence rule (``prior_strength="evidence"``): per fit, the strength,
+        the effective number of parameters ``gamma``, the prior-weighted squared distance of the MAP from the prior
+        mean, the Laplace log-evidence (up to a constant) and the scale of the mean's class contrasts; see
+        :mod:`pgmpy_ext.parameters._tm_evidence`.
     """
 
     class_node: object
@@ -126,6 +145,7 @@ class TMResult:
     objective_trace: np.ndarray = field(default_factory=lambda: np.zeros(0))
     prior_strength: float = 0.0
     cv_scores: np.ndarray | None = None
+    evidence_trace: np.ndarray | None = None
 
     @property
     def cll(self) -> float:
@@ -170,9 +190,14 @@ def prior_strengths(prior_strength, solver: str = "lbfgs") -> tuple:
     cross-validation): ``"auto"`` is :data:`DEFAULT_PRIOR_STRENGTH` for ``solver="lbfgs"`` and 0 (no prior, the
     thesis's objective) for ``solver="tm"``; a number is itself; a sequence is its values."""
     if isinstance(prior_strength, str):
+        if prior_strength == "evidence":  # chosen during the fit; its starting value here
+            if solver != "lbfgs":
+                raise ValueError("prior_strength='evidence' needs solver='lbfgs' (the thesis's TM iteration has no "
+                                 "prior).")
+            return (DEFAULT_PRIOR_STRENGTH,)
         if prior_strength != "auto":
-            raise ValueError(f"prior_strength == {prior_strength!r}, must be 'auto', a number >= 0 or a sequence of "
-                             "numbers >= 0 (chosen by inner cross-validation).")
+            raise ValueError(f"prior_strength == {prior_strength!r}, must be 'auto', 'evidence', a number >= 0 or a "
+                             "sequence of numbers >= 0 (chosen by inner cross-validation).")
         return (DEFAULT_PRIOR_STRENGTH,) if solver == "lbfgs" else (0.0,)
     if isinstance(prior_strength, (numbers.Real, np.number)) and not isinstance(prior_strength, bool):
         values = (float(prior_strength),)
@@ -304,17 +329,24 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 1.
         NB/TAN/FAN); it keeps the TM's structural zeros and untouched slices, every iterate is a normalised network,
         the objective increases at every iteration, and the same ``tol`` rule stops it. Typically 5-100x fewer
         kernel evaluations than the TM iteration to the same CLL (``benchmarks/tm.py``).
-    prior_strength : "auto", float or sequence of float, default "auto"
+    prior_strength : "auto", "evidence", float or sequence of float, default "auto"
         Strength ``lambda`` of a Gaussian prior on the unnormalised log-parameters (``solver="lbfgs"`` only): the
         objective is ``CLL - sum_cells lambda q_b (x - mean)^2 / 2``, ``q_b`` the number of configurations of the
         family's feature parents (1 for naive Bayes), see :class:`~pgmpy_ext.parameters._tm_solvers.Prior`.
-        ``"auto"``: :data:`DEFAULT_PRIOR_STRENGTH` (30) with ``solver="lbfgs"``, no prior with ``solver="tm"``
-        (the thesis's objective); chosen by held-out log loss over the public UCI sets
-        (``docs/decisions/tm-regularisation.md``: without a prior the CLL of separable training rows is driven to
-        0 and the held-out log loss explodes). 0: no prior (the pre-0.2 default, the thesis's objective). A
-        sequence: the strength with the best held-out CLL in an inner ``cv``-fold cross-validation on the training
-        rows (:func:`inner_folds`; about ``cv x len(grid)`` fits, warm-started along the grid), then one fit on all
-        rows with it; :attr:`TMResult.prior_strength` says which.
+        ``"auto"`` (= ``"evidence"``) with ``solver="lbfgs"``: the strength, and the scale of the generative mean's
+        class contrasts, that maximise the Laplace approximation of the marginal likelihood of the training classes
+        (MacKay's evidence fixed point ``lambda = gamma / |beta - mean|^2_Q``, ``gamma`` the effective number of
+        parameters from the exact Hessian of the CLL: dense up to 400 free cells, its per-group blocks above;
+        :mod:`pgmpy_ext.parameters._tm_evidence`): two updates, the first from the quadratic model at the
+        generative parameters, each followed by a warm-started fit when the strength moves, about 2x the time of
+        one fit; chosen by held-out log loss over the public UCI sets (``docs/decisions/tm-regularisation.md``
+        section 7: without a prior the CLL of separable training rows is driven to 0 and the held-out log loss
+        explodes). Structures without log-linear coordinates (BAN, kDB with k >= 2) get the fixed
+        :data:`DEFAULT_PRIOR_STRENGTH` (30). ``"auto"`` with ``solver="tm"``: no prior (the thesis's objective).
+        A number: that strength (0: no prior, the pre-0.2 default; 30: the fixed default before the evidence
+        rule). A sequence: the strength with the best held-out CLL in an inner ``cv``-fold cross-validation on the
+        training rows (:func:`inner_folds`; about ``cv x len(grid)`` fits, warm-started along the grid), then one fit
+        on all rows with it. :attr:`TMResult.prior_strength` says which strength was used.
     prior_mean : {"generative", "uniform"}, default "generative"
         Where the prior is centred: the generative parameters (``lambda -> inf`` gives the generative classifier
         with pseudo-count ``alpha``) or uniform tables (the class prior then unpenalised: for naive Bayes exactly
@@ -364,8 +396,8 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 1.
     >>> a = c ^ (rng.random(300) < 0.2)
     >>> df = pd.DataFrame({"C": c, "A": a, "B": a ^ (rng.random(300) < 0.1)})  # B is a noisy copy of A
     >>> res = fit_tm(encode(df), "C", {"C": [], "A": ["C"], "B": ["C"]})
-    >>> bool(res.cll > res.cll_ml), bool(np.all(np.diff(res.objective_trace) >= 0)), res.prior_strength
-    (True, True, 30.0)
+    >>> bool(res.cll > res.cll_ml), bool(np.all(np.diff(res.objective_trace) >= 0)), res.prior_strength > 0
+    (True, True, True)
     """
     t_start = time.perf_counter()
     check_tm_params(alpha, tol, max_iter, line_search, solver, prior_strength, prior_mean, cv)
@@ -397,7 +429,13 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 1.
     if len(grid) > 1:
         strength, cv_scores = cv_prior_strength(lay, grid, alpha=alpha, cv=cv, tol=tol, max_iter=max_iter,
                                                 coordinates=coordinates, mean=prior_mean)
-    if solver == "lbfgs":
+    evidence_trace = None
+    if uses_evidence(prior_strength, solver):
+        strength, run, trace, _ = evidence_strength(tmd, T, frozen, ev.cll, alpha=alpha, mean=prior_mean,
+                                                    start=EVIDENCE_START[prior_mean], n_iter=EVIDENCE_ITER,
+                                                    tol=tol, max_iter=max_iter, callback=on_iteration)
+        evidence_trace = np.asarray(trace, dtype=np.float64).reshape(-1, 5)
+    elif solver == "lbfgs":
         prior = None
         if strength > 0:
             prior = Prior(float(strength), O + float(alpha), prior_mean)
@@ -415,7 +453,7 @@ def fit_tm(data: EncodedData, class_node, parents: Mapping, *, alpha: float = 1.
                     len(run.step_sizes), run.converged, run.stop_reason, run.n_evaluations,
                     np.asarray(run.elapsed, dtype=np.float64), solver,
                     np.asarray(run.cll_trace if run.objective_trace is None else run.objective_trace,
-                               dtype=np.float64), float(strength), cv_scores)
+                               dtype=np.float64), float(strength), cv_scores, evidence_trace)
 
 
 def inner_folds(y: np.ndarray, n_splits: int) -> np.ndarray:
@@ -586,14 +624,16 @@ class TMEstimator(DiscreteParameterEstimator):
         rule, reaching the logistic-regression optimum of NB/TAN/FAN in 5-100x fewer evaluations than the TM
         iteration (``benchmarks/results/tm.md``). ``"tm"``: the thesis's TM iteration on the plain CLL (what the
         reproductions of Santafé's chapter 5 use, with ``alpha=0``). See :func:`fit_tm`.
-    prior_strength : "auto", float or sequence of float, default "auto"
+    prior_strength : "auto", "evidence", float or sequence of float, default "auto"
         Strength ``lambda`` of the Gaussian prior on the log-parameters (``solver="lbfgs"``): the objective is
         ``CLL - sum_cells lambda q_b (x - mean)^2 / 2`` with ``q_b`` the number of configurations of the family's
-        feature parents (1 for naive Bayes). ``"auto"`` is 30 with ``solver="lbfgs"`` and no prior with
-        ``solver="tm"``; a number is used as it is (0: no prior, the thesis's objective, which overfits: see
-        Notes); a sequence is searched by inner ``cv``-fold cross-validation on the training rows (about
-        ``cv x len(sequence)`` fits). The estimator does not know the rows it will be tested on, so the strength is
-        never chosen by the training CLL.
+        feature parents (1 for naive Bayes). ``"auto"`` (= ``"evidence"``) with ``solver="lbfgs"``: chosen per fit
+        by the evidence (type-II maximum likelihood, Laplace approximation) fixed point, with the scale of the
+        generative mean's class contrasts (about 2x the time of one fit; BAN and kDB with k >= 2 get the fixed
+        strength 30); no prior with ``solver="tm"``. A number is used as it is (0: no prior, the thesis's
+        objective, which overfits: see Notes; 30: the fixed default before the evidence rule); a sequence is
+        searched by inner ``cv``-fold cross-validation on the training rows (about ``cv x len(sequence)`` fits).
+        The strength is never chosen by the training CLL alone.
     prior_mean : {"generative", "uniform"}, default "generative"
         Centre of the prior: the generative parameters with pseudo-count ``alpha`` (a very strong prior gives the
         generative classifier) or uniform tables (for naive Bayes, scikit-learn's L2 logistic regression on one-hot
@@ -613,7 +653,8 @@ class TMEstimator(DiscreteParameterEstimator):
         Training CLL (nats) at the start (maximum likelihood when ``alpha = 0``) and after every iteration (with a
         prior it need not increase: ``result_.objective_trace`` does).
     prior_strength_ : float
-        The prior strength used (``"auto"`` resolved, or the one chosen by cross-validation; 0: no prior).
+        The prior strength used (chosen by the evidence rule or by cross-validation, or the number given; 0: no
+        prior). ``result_.evidence_trace`` has the evidence rule's steps.
     cv_scores_ : numpy.ndarray or None
         With a sequence of strengths: the summed held-out CLL of each, from the strongest to the weakest (NaN
         where the search stopped early); else None.

@@ -127,14 +127,32 @@ class Prior:
     strength: float
     counts: np.ndarray
     mean: str = "generative"
+    scale: float = 1.0
+
+    def parts(self, tmd: TMData, log_linear: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """``(offset, contrast)`` of the generative mean, shape ``(tmd.size,)`` each: per cell group (a state of a
+        child with one configuration of its feature parents, or the class prior; ``K`` consecutive cells) the
+        mean over the classes and the deviations from it; the mean is ``offset + scale * contrast``."""
+        if log_linear:
+            full = tmd.log_theta(self.counts)[0]
+        else:
+            with np.errstate(divide="ignore"):
+                full = np.log(self.counts)
+        g = full.reshape(-1, tmd.n_classes)
+        with np.errstate(invalid="ignore"):
+            off = np.repeat(g.mean(axis=1), tmd.n_classes)
+        return off, full - off
 
     def _mean_full(self, tmd: TMData, log_linear: bool) -> np.ndarray:
         if self.mean == "uniform":
             return np.zeros(tmd.size)
-        if log_linear:
-            return tmd.log_theta(self.counts)[0]
-        with np.errstate(divide="ignore"):
-            return np.log(self.counts)
+        if self.scale == 1.0:
+            if log_linear:
+                return tmd.log_theta(self.counts)[0]
+            with np.errstate(divide="ignore"):
+                return np.log(self.counts)
+        off, con = self.parts(tmd, log_linear)
+        return off + self.scale * con
 
     def precision(self, tmd: TMData, log_linear: bool = True) -> np.ndarray:
         """Per-cell precision, shape ``(tmd.size,)``: ``strength * q_b``; 0 for the class prior when the mean is

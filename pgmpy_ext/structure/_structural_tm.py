@@ -192,7 +192,7 @@ def fit_structural_tm(data: EncodedData, class_node, *, features: Sequence | Non
     check_tm_params(alpha, tol, max_iter, line_search, solver, prior_strength, prior_mean, cv)
     check_option(criterion, "criterion", CRITERIA)
     strengths = prior_strengths(prior_strength, solver)
-    if len(strengths) > 1:
+    if (isinstance(prior_strength, str) and prior_strength == "evidence") or len(strengths) > 1:  # per candidate
         raise ValueError(f"prior_strength == {prior_strength!r}: structural TM scores every candidate with one prior "
                          "strength; give a number (or 'auto').")
     check_scalar(warm_start, "warm_start", (bool, np.bool_))

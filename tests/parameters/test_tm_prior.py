@@ -100,7 +100,9 @@ def test_very_strong_generative_prior_gives_the_generative_classifier(cls):
 def test_objective_trace_increases_and_the_default_prior_is_used():
     df = noisy_multinomial(seed=4)
     res = fit_tm(encode(df), "C", nb_parents(["X0", "X1", "X2"]))
-    assert res.prior_strength == DEFAULT_PRIOR_STRENGTH
+    assert res.evidence_trace is not None  # the default: the evidence rule, from the fixed strength
+    assert res.evidence_trace[0, 0] == DEFAULT_PRIOR_STRENGTH
+    assert res.prior_strength > 0
     assert res.solver == "lbfgs"
     assert np.all(np.diff(res.objective_trace) >= 0.0)
     assert res.objective_trace.shape == res.cll_trace.shape == (res.n_iter + 1,)
