@@ -177,3 +177,13 @@ def load_expression(name: str, *, binary_lymphoma: bool = False):
     if name == "lymphoma" and binary_lymphoma:
         y = y.map(lambda c: "DLBCL" if c == 1 else "other").rename("class")
     return X, y
+
+
+def emit_report(lines: list, out=None) -> str:
+    """Join the report's lines, write them to ``out`` (a path, if given) and print them; returns the text."""
+    text = "\n".join(lines)
+    if out:
+        Path(out).write_text(text + "\n")
+    print(text)
+    return text
+

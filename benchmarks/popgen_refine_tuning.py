@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from _common import emit_report  # noqa: E402
 from popgen_structure import dataset, matched, pca_kmeans  # noqa: E402
 
 SEEDS = range(100, 120)
@@ -233,10 +234,7 @@ def main():
             lines.append(f"| {m} | {base} | " + " | ".join(cells) + " |")
     lines += ["", "## Mechanism on the K = 2 example", ""] + mechanism(print)
     lines += ["", f"Load average after: {os.getloadavg()}.", ""]
-    text = "\n".join(lines)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
-    print(text)
+    emit_report(lines, args.out)
 
 
 if __name__ == "__main__":

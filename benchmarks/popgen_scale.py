@@ -22,7 +22,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 CACHE = ROOT / "benchmarks" / ".cache" / "popgen_scale"
+
+from _common import emit_report  # noqa: E402
 
 
 def simulate(path: Path, n: int, m: int, K: int = 4, fst: float = 0.01, seed: int = 0, block: int = 5000):
@@ -158,10 +161,7 @@ def main():
               f"| accuracy against the simulated populations | {accuracy(pop, est.labels_):.4f} |",
               f"| mean max q | {est.q_.max(axis=1).mean():.4f} |",
               f"| F_ST of the memberships (fst_) | {est.fst_:.4f} |", ""]
-    text = "\n".join(lines)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
-    print(text)
+    emit_report(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 CACHE = ROOT / "benchmarks" / ".cache" / "popgen"
+
+from _common import emit_report  # noqa: E402
 
 
 # ------------------------------------------------------------------------------------------------ data
@@ -335,10 +338,7 @@ def main():
         lines += [f"* {m}: mean {np.mean(gap):+.3f}, mean |gap| {np.mean(np.abs(gap)):.3f}, largest "
                   f"{max(gap, key=abs):+.3f} over {len(gap)} data sets."]
     lines += [""]
-    text = "\n".join(lines)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
-    print(text)
+    emit_report(lines, args.out)
 
 
 if __name__ == "__main__":
