@@ -231,7 +231,14 @@ def _fold_frames(X, y, folds):
     return out
 
 
+#: Appended to the cache key of a bare ``<S>-TM`` learner (the library default): fold results cached under the
+#: default before the evidence rule (the fixed strength 30) must not be read as the new default's.
+DEFAULT_TM_TAG = ";default=evidence"
+
+
 def _cache_file(name, k, max_rows, key) -> Path:
+    if key.split("|")[0].endswith("-TM"):
+        key = key + DEFAULT_TM_TAG
     h = hashlib.sha1(key.encode()).hexdigest()[:12]
     return CACHE / f"{name}_k{k}_m{max_rows}_{h}.npz"
 
