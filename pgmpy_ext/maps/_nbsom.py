@@ -348,7 +348,7 @@ class NaiveBayesMap(ClusterMixin, TransformerMixin, BaseEstimator):
         A point whose posterior also has mass on a distant part of the map (where the map folds) is otherwise
         pulled between the two places, next to points it is far from in the data; the window keeps it near its
         winner. With the temperature 0.75 it raised the mean T(10) over sixteen held-out sets from 0.934 to 0.940
-        for a C(10) of 0.944 instead of 0.947 (decision D8, docs/decisions/issue27-maps.md, section 7).
+        for a C(10) of 0.944 instead of 0.947 (docs/decisions/issue27-maps.md, section 7).
     n_init : int, default 1
         Restarts; the best by final log-likelihood is kept. With ``init="pca"`` restarts differ only in the order
         the rows are presented (the thesis's rule used 10 uniform starts).
