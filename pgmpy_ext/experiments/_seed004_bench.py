@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -57,8 +58,9 @@ WEIGHTINGS = ("majority", "training_error", "confidence", "soft")
 #: SAMBA settings of the reproduction, chosen from training-fold bicluster statistics only (decision 10).
 CALIBRATED_SAMBA = {"threshold": 0.75, "p_c": 0.5, "min_rows": 4, "max_overlap": 0.65}
 
-#: Bumped when a fold's results change meaning (2: calibrated SAMBA, C4.5 rows of Table 4.3).
-CACHE_VERSION = 2
+#: Bumped when a fold's results change meaning (2: calibrated SAMBA, C4.5 rows of Table 4.3; 3: naive Bayes,
+#: BENCH with every default, bicluster sizes).
+CACHE_VERSION = 3
 
 
 @dataclass
@@ -75,7 +77,7 @@ class Settings:
     n_genes: int | None = None  # quick mode: the first n genes only
     max_folds: int | None = None  # quick mode: run only the first folds
     # where the single K2 BN on all genes is fitted (the slowest step; `floor` is the thesis's protocol)
-    single_bn_protocols: tuple = ("floor",)
+    single_bn_protocols: tuple = ("stratified", "floor")
     cache_dir: str | None = None  # per-fold JSON results (resume, partial reports)
     rf_bins: bool = True  # also a forest on the 3-bin data
     table43: bool = True
@@ -83,6 +85,9 @@ class Settings:
     # a K2 BN on all 7129 leukemia genes costs ~100 s here (most of it building the pgmpy network: add_cpds is
     # quadratic in the number of CPDs), so the 5-BN bagging runs only on the smallest set (colon)
     bagging_bn_max_genes: int = 2000
+    # BENCHClassifier(random_state=...) with every default (guard on, default SAMBA and K2 members) beside the
+    # thesis's BENCH (issue 29)
+    bench_defaults: bool = True
 
 
 def _member():
@@ -141,6 +146,32 @@ def _subset(bench, keep):
     return sub
 
 
+def _naive_bayes():
+    """The naive-Bayes baseline: the network K2 starts from (class parent of every gene), CPTs with alpha 0.5."""
+    from pgmpy_ext.classifiers import NaiveBayesClassifier
+
+    return NaiveBayesClassifier(alpha=0.5)
+
+
+def _bench_defaults(Xtr, ytr, Xte, yte, seed) -> tuple[float, float, float, dict]:
+    """``BENCHClassifier(random_state=seed)`` with every default: its accuracy, the accuracy of its members' vote
+    alone (the guard's fallback set aside), its fit time and what its guard and its SAMBA did."""
+    from pgmpy_ext.ensembles import BENCHClassifier
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        clf, seconds = _timed(lambda: BENCHClassifier(random_state=seed).fit(Xtr, ytr))
+        full = float(np.mean(np.asarray(clf.predict(Xte)) == yte))
+        members = copy.copy(clf)
+        members.fallback_ = None
+        alone = float(np.mean(np.asarray(members.predict(Xte)) == yte))
+    rows, cols = clf.biclusters_
+    info = {k: clf.guard_[k] for k in ("used_fallback", "ensemble_error", "fallback_error", "rows_judged")}
+    info.update(members=len(clf.estimators_), bc_rows=[int(v) for v in np.asarray(rows).sum(axis=1)],
+                bc_genes=[int(v) for v in np.asarray(cols).sum(axis=1)])
+    return full, alone, seconds, info
+
+
 def fold_task(dataset: str, protocol: str, fold: int, st: Settings) -> dict:
     from sklearn.base import clone
     from sklearn.ensemble import BaggingClassifier, RandomForestClassifier
@@ -163,6 +194,8 @@ def fold_task(dataset: str, protocol: str, fold: int, st: Settings) -> dict:
     samba, times["biclustering"] = _timed(lambda: SAMBA(random_state=seed, **st.samba).fit(Xtr))
     bcs = (samba.rows_, samba.columns_)
     info["biclusters"] = int(samba.rows_.shape[0])
+    info["bc_rows"] = [int(v) for v in np.asarray(samba.rows_).sum(axis=1)]
+    info["bc_genes"] = [int(v) for v in np.asarray(samba.columns_).sum(axis=1)]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         bench, times["BENCH members"] = _timed(lambda: BENCHClassifier(
@@ -205,6 +238,12 @@ def fold_task(dataset: str, protocol: str, fold: int, st: Settings) -> dict:
         acc["single BN"] = score(single.predict(frame(Dte)))
     else:
         acc["single BN"] = np.nan
+    # naive Bayes on the single BN's 3 equal-width bins (the K2 member's naive-Bayes start, CPTs alpha 0.5)
+    nb, times["naive Bayes"] = _timed(lambda: _naive_bayes().fit(frame(Dtr), ytr))
+    acc["naive Bayes"] = score(nb.predict(frame(Dte)))
+    if st.bench_defaults:
+        acc["BENCH defaults"], acc["BENCH defaults, members only"], times["BENCH defaults"], info["defaults"] = (
+            _bench_defaults(Xtr, ytr, Xte, yte, seed))
     # bagging of member BNs (the thesis's bagging): 5 bootstrap samples, majority vote
     votes = []
     t0 = time.perf_counter()
@@ -302,7 +341,8 @@ def fingerprint(st: Settings) -> dict:
     return {"version": CACHE_VERSION, "samba": dict(sorted(st.samba.items())), "fe_max_features": st.fe_max_features,
             "rf_trees": st.rf_trees, "n_genes": st.n_genes, "n_folds": st.n_folds, "seed": st.seed,
             "single_bn_protocols": sorted(st.single_bn_protocols), "rf_bins": st.rf_bins, "table43": st.table43,
-            "bagging_bn": st.bagging_bn, "bagging_bn_max_genes": st.bagging_bn_max_genes}
+            "bagging_bn": st.bagging_bn, "bagging_bn_max_genes": st.bagging_bn_max_genes,
+            "bench_defaults": st.bench_defaults}
 
 
 def _cache_file(st: Settings, dataset: str, protocol: str, fold: int) -> Path:
@@ -362,6 +402,8 @@ def _report(results, st: Settings, elapsed: float, quick: bool, n_jobs, control=
          f"{st.n_folds} folds, seed {st.seed}" + (f"; first {st.n_genes} genes only" if st.n_genes else "") + ".",
          "", "Accuracy = correct / tested over all folds (the thesis's denominators), in %; ± is the standard "
          "deviation over folds.", ""]
+    L += [f"Load average when this report was written: {', '.join(f'{v:.2f}' for v in os.getloadavg())} "
+          "(1, 5, 15 min).", ""]
     if getattr(st, "assembled", None):
         L += [f"(Assembled from the per-fold result cache, `partial=True`: the wall time above is the assembly's. "
               f"The folds themselves finished {st.assembled}.)", ""]
@@ -373,8 +415,11 @@ def _report(results, st: Settings, elapsed: float, quick: bool, n_jobs, control=
                                      for d in st.datasets for p in st.protocols)
           + f"; single K2 BN on all genes fitted on protocol(s) {list(st.single_bn_protocols)}.", ""]
     methods = ["BENCH confidence", "BENCH majority", "BENCH training_error", "BENCH soft", "BENCH FI only",
-               "BENCH FE only", "BENCH 5 random members", "single BN", "bagging (BN)", "bagging (trees)",
-               "random forest", "random forest (3 bins)", "linear SVM"]
+               "BENCH FE only", "BENCH 5 random members"]
+    if st.bench_defaults:
+        methods += ["BENCH defaults", "BENCH defaults, members only"]
+    methods += ["single BN", "naive Bayes", "bagging (BN)", "bagging (trees)", "random forest",
+                "random forest (3 bins)", "linear SVM"]
     if st.table43:
         methods += ["single SVM (bins)", "BENCH (SVM members)", "single C4.5 (bins)", "BENCH (C4.5 members)"]
     for protocol in st.protocols:
@@ -406,7 +451,9 @@ def _report(results, st: Settings, elapsed: float, quick: bool, n_jobs, control=
         L += ["## Fig. 4.2: leukemia, BENCH against the baselines", ""]
         body = []
         for m, t in [("BENCH confidence", "BENCH"), ("BENCH FI only", "BENCH FI only"),
-                     ("BENCH 5 random members", None), ("single BN", "single BN"), ("bagging (BN)", "bagging (BN)"),
+                     ("BENCH 5 random members", None), ("BENCH defaults", None),
+                     ("BENCH defaults, members only", None), ("single BN", "single BN"), ("naive Bayes", None),
+                     ("bagging (BN)", "bagging (BN)"),
                      ("bagging (trees)", None), ("random forest", "random forest"),
                      ("random forest (3 bins)", None), ("linear SVM", None)]:
             row = [m] + [fmt(_summary(results, "leukemia", p, m)[0]) for p in st.protocols]
@@ -425,8 +472,8 @@ def _report(results, st: Settings, elapsed: float, quick: bool, n_jobs, control=
             L += md_table(["base learner", "single", "BENCH", "thesis single / BENCH"], body) + [""]
         L += [f"## Fig. 4.5: training time per fold (s), leukemia, protocol `{prot}`", ""]
         body = []
-        for key in ["biclustering", "FI members", "BENCH members", "single BN", "single BN (CPU)", "bagging (BN)",
-                    "random forest", "bagging (trees)", "linear SVM"]:
+        for key in ["biclustering", "FI members", "BENCH members", "BENCH defaults", "single BN", "single BN (CPU)",
+                    "naive Bayes", "bagging (BN)", "random forest", "bagging (trees)", "linear SVM"]:
             ts = [r["times"][key] for r in results if r["dataset"] == "leukemia" and r["protocol"] == prot
                   and key in r["times"]]
             body.append([key, pm(ts, 3) if ts else "–", fmt(TARGETS["fig4.5"].get(key))
@@ -459,10 +506,11 @@ def _report(results, st: Settings, elapsed: float, quick: bool, n_jobs, control=
                    "bicluster labels (all folds)", "fallback folds"], body)
     L += ["", f"Thesis (leukemia): {TARGETS['members']} members; FI datasets average {TARGETS['fi_rows']} rows x "
           f"{TARGETS['fi_genes']} genes.", ""]
+    L += _defaults_section(results, st) + _sizes_section(results, st)
     L += ["Times are wall-clock seconds of one worker process on a shared 2-core machine that other jobs were "
-          "using at the same time (load average 4-6), so they overstate the unloaded cost; `single BN (CPU)` is "
-          "the process CPU time of that fit. `benchmarks/results/bench_microarray.md` gives wall and CPU times of "
-          "every step on one fold on a quieter machine.", ""]
+          "using at the same time (see the load average in the header), so they overstate the unloaded cost; "
+          "`single BN (CPU)` is the process CPU time of that fit. `benchmarks/results/bench_microarray.md` gives "
+          "wall and CPU times of every step on one fold on a quieter machine.", ""]
     L += ["## SAMBA calibration", "",
           f"SAMBA's settings, {st.samba}, were chosen from leukemia *training-fold* bicluster statistics only (no "
           "test row, no accuracy; decision 10), as the grid point closest to the thesis's FI datasets of 24 rows x "
@@ -519,6 +567,82 @@ def _report(results, st: Settings, elapsed: float, quick: bool, n_jobs, control=
     return "\n".join(L) + "\n"
 
 
+def _quartiles(values) -> str:
+    """``median [q1-q3], max`` of a list of sizes; '–' when empty."""
+    if not len(values):
+        return "–"
+    q1, med, q3 = np.percentile(values, [25, 50, 75])
+    return f"{med:g} [{q1:g}-{q3:g}], {max(values)}"
+
+
+def _defaults_section(results, st: Settings) -> list[str]:
+    """``BENCHClassifier(random_state=...)`` with every default: how often its guard chose the fallback."""
+    rs_all = [r for r in results if "defaults" in r["info"]]
+    if not rs_all:
+        return []
+    L = ["## BENCH with every default: the guard (issue 29, D2)", "",
+         "`BENCHClassifier(random_state=seed)`: default SAMBA (not the calibrated settings), default members "
+         "(WEKA's K2 search, `parent_prior=\"uniform\"`), guard on. The guard compares the ensemble's out-of-member "
+         "error on the training fold with the 5-fold CV error of the fallback (equal-frequency 3 bins + "
+         "`K2Classifier()`, the size prior of D1) and lets the fallback predict when the ensemble's is higher. "
+         "\"members only\" is the same fitted ensemble's vote with the fallback set aside.", ""]
+    body = []
+    for d in st.datasets:
+        for p in st.protocols:
+            rs = [r for r in rs_all if r["dataset"] == d and r["protocol"] == p]
+            if not rs:
+                continue
+            g = [r["info"]["defaults"] for r in rs]
+            ens = [x["ensemble_error"] for x in g if x["ensemble_error"] is not None]
+            fb = [x["fallback_error"] for x in g if x["fallback_error"] is not None]
+            body.append([d, p, f"{sum(x['used_fallback'] for x in g)} of {len(g)}",
+                         pm(np.array(ens) * 100, 1) if ens else "–", pm(np.array(fb) * 100, 1) if fb else "–",
+                         pm([x["members"] for x in g], 1), fmt(_summary(results, d, p, "BENCH defaults")[0]),
+                         fmt(_summary(results, d, p, "BENCH defaults, members only")[0]),
+                         fmt(_summary(results, d, p, "BENCH confidence")[0])])
+    return L + md_table(["data", "protocol", "fallback chosen (folds)", "ensemble out-of-member error %",
+                         "fallback CV error %", "members", "BENCH defaults", "members only",
+                         "thesis's BENCH (confidence)"], body) + [""]
+
+
+def _sizes_section(results, st: Settings) -> list[str]:
+    """Samples and genes per bicluster and per FI dataset, pooled over the folds, beside the thesis's only
+    published size figure."""
+    if not any("bc_rows" in r["info"] for r in results):
+        return []
+    L = ["## Bicluster and FI dataset sizes against the thesis's", "",
+         "Per data set and protocol, pooled over the folds run: median [quartiles], max. \"calibrated\" is the SAMBA "
+         "of the thesis's BENCH rows above (settings in the protocol), \"default\" the SAMBA inside `BENCH "
+         "defaults`. The thesis publishes no bicluster sizes: its only size figure is for leukemia's FI datasets "
+         f"(rows: the union of a (+, -) pair of biclusters; genes: the genes they share), {TARGETS['fi_rows']} rows x "
+         f"{TARGETS['fi_genes']} genes on average, with {TARGETS['members']} members; the issue's \"about 24 x 226\" "
+         "biclusters is that FI figure.", ""]
+    body = []
+    for d in st.datasets:
+        for p in st.protocols:
+            rs = [r for r in results if r["dataset"] == d and r["protocol"] == p and "bc_rows" in r["info"]]
+            if not rs:
+                continue
+            rows = [x for r in rs for x in r["info"]["bc_rows"]]
+            genes = [x for r in rs for x in r["info"]["bc_genes"]]
+            body.append([d, p, "calibrated biclusters", pm([r["info"]["biclusters"] for r in rs], 1),
+                         _quartiles(rows), _quartiles(genes)])
+            fr = [x for r in rs for x in r["info"]["fi_rows"]]
+            fg = [x for r in rs for x in r["info"]["fi_genes"]]
+            body.append([d, p, "calibrated FI datasets", pm([len(r["info"]["fi_rows"]) for r in rs], 1),
+                         _quartiles(fr), _quartiles(fg)])
+            dr = [r["info"]["defaults"] for r in rs if "defaults" in r["info"]]
+            if dr:
+                body.append([d, p, "default biclusters", pm([len(x["bc_rows"]) for x in dr], 1),
+                             _quartiles([v for x in dr for v in x["bc_rows"]]),
+                             _quartiles([v for x in dr for v in x["bc_genes"]])])
+        if d == "leukemia":
+            body.append([d, "thesis", "FI datasets (mean)", "–", f"{TARGETS['fi_rows']} (mean)",
+                         f"{TARGETS['fi_genes']} (mean)"])
+            body.append([d, "thesis", "biclusters", "–", "not published", "not published"])
+    return L + md_table(["data", "protocol", "what", "per fold", "samples", "genes"], body) + [""]
+
+
 def _standing(results, st: Settings) -> list[str]:
     """One bullet per data set and protocol: BENCH against the majority rate and the baselines on the same folds."""
     out = []
@@ -528,12 +652,16 @@ def _standing(results, st: Settings) -> list[str]:
             if not rs:
                 continue
             a = {m: _summary(results, d, p, m)[0] for m in ("BENCH confidence", "BENCH FI only", "single BN",
-                                                            "random forest", "linear SVM", "bagging (trees)")}
+                                                            "random forest", "linear SVM", "bagging (trees)",
+                                                            "naive Bayes", "BENCH defaults")}
             best = max(a["random forest"], a["linear SVM"])
             fi_only = f"{fmt(a['BENCH FI only'])}%" if a["BENCH FI only"] == a["BENCH FI only"] else "none"
             out.append(f"* {d}, `{p}`: BENCH (confidence) {fmt(a['BENCH confidence'])}%, FI only "
                        f"{fi_only}; majority class {_majority_rate(results, d, p, st)}%; "
                        + (f"single K2 BN {fmt(a['single BN'])}%; " if a["single BN"] == a["single BN"] else "")
+                       + (f"naive Bayes {fmt(a['naive Bayes'])}%; " if a["naive Bayes"] == a["naive Bayes"] else "")
+                       + (f"BENCH with every default {fmt(a['BENCH defaults'])}%; "
+                          if a["BENCH defaults"] == a["BENCH defaults"] else "")
                        + f"random forest {fmt(a['random forest'])}%, linear SVM "
                        f"{fmt(a['linear SVM'])}%, bagged trees {fmt(a['bagging (trees)'])}%: BENCH is "
                        f"{fmt(abs(best - a['BENCH confidence']))} points "
@@ -583,7 +711,8 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
     if single_bn_protocols is not None:
         st.single_bn_protocols = tuple(single_bn_protocols)
     t0 = time.perf_counter()
-    tasks = [(d, p, f, st) for d in st.datasets for p in st.protocols for f in range(st.max_folds or st.n_folds)]
+    # fold-major order, so that a run cut short (``partial``) covers every data set and protocol evenly
+    tasks = [(d, p, f, st) for f in range(st.max_folds or st.n_folds) for p in st.protocols for d in st.datasets]
     done = []
     if st.cache_dir:
         for d, p, f, _ in tasks:

@@ -10,6 +10,8 @@ Protocol (``docs/decisions/seed004-bench-itdt.md`` sections 3, 4, 9.2 and 9.3; d
 * BBN-ITDT: one ``ITDTEnsembleClassifier(ensemble="FN+FC", n_rounds=15, max_train_error=0.40)`` fit per fold; the
   FN, FC and FN+FC accuracies are confidence-weighted votes (``weighted_vote``) of its FN members, its FC members
   and all of them (the same fitted networks);
+* naive Bayes on the same 3-bin codes (``NaiveBayesClassifier(alpha=0.5)``, the network K2 starts from), the
+  baseline a user tries first;
 * the single K2 BN on all genes is read from the ``seed004-bench`` per-fold results when they are given
   (``bench_cache``), since it is the same network on the same folds.
 """
@@ -17,6 +19,7 @@ Protocol (``docs/decisions/seed004-bench-itdt.md`` sections 3, 4, 9.2 and 9.3; d
 from __future__ import annotations
 
 import json
+import os
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -25,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from pgmpy_ext.experiments._common import fmt, md_table, parallel_map, pm, report_path, run_facts, write_report
-from pgmpy_ext.experiments._seed004_bench import _load, folds
+from pgmpy_ext.experiments._seed004_bench import _load, _naive_bayes, folds
 
 __all__ = ["TARGETS", "run"]
 
@@ -75,6 +78,10 @@ def fold_task(dataset: str, protocol: str, fold: int, st: Settings) -> dict:
     dt = BBNDTClassifier().fit(Ftr, ytr)
     times["BBN-DT"] = time.perf_counter() - t
     acc["BBN-DT"] = float(np.mean(dt.predict(Fte) == yte))
+    t = time.perf_counter()
+    nb = _naive_bayes().fit(Ftr, ytr)
+    times["naive Bayes"] = time.perf_counter() - t
+    acc["naive Bayes"] = float(np.mean(np.asarray(nb.predict(Fte)) == yte))
     info["dt_genes"] = int(len(dt.selected_features_))
     t = time.perf_counter()
     with warnings.catch_warnings():
@@ -133,7 +140,12 @@ def _single_cell(rows) -> str:
 
 def _report(results, st, elapsed, quick, n_jobs) -> str:
     L = [f"# {NAME}: BBN-DT and BBN-ITDT on microarrays (Pansombut thesis Tables 3.1 and 3.4)", "",
-         run_facts(elapsed, n_jobs, quick), "", "## Protocol", "", (__doc__ or "").split("\n\n", 1)[1].strip(), ""]
+         run_facts(elapsed, n_jobs, quick), "",
+         f"Load average when this report was written: {', '.join(f'{v:.2f}' for v in os.getloadavg())} (1, 5, 15 min).",
+         "", "## Protocol", "", (__doc__ or "").split("\n\n", 1)[1].strip(), ""]
+    if getattr(st, "assembled", None):
+        L += [f"(Assembled from the per-fold result cache, `partial=True`: the wall time above is the assembly's. "
+              f"The folds themselves finished {st.assembled}.)", ""]
     missing = getattr(st, "missing_folds", 0)
     if missing:
         L += [f"**Partial report: {missing} planned (data set, protocol, fold) runs did not finish in the time "
@@ -148,9 +160,10 @@ def _report(results, st, elapsed, quick, n_jobs) -> str:
             red = [100 * (1 - r["info"]["dt_genes"] / r["n_genes"]) for r in rows]
             body.append([d, f"{len(rows)}", _single_cell(rows), fmt(TARGETS["single BN"][d]),
                          fmt(_pooled(rows, "BBN-DT")), fmt(TARGETS["BBN-DT"][d]), pm(red, 2),
-                         fmt(TARGETS["reduction"][d]), pm([r["info"]["dt_genes"] for r in rows], 1)])
+                         fmt(TARGETS["reduction"][d]), pm([r["info"]["dt_genes"] for r in rows], 1),
+                         fmt(_pooled(rows, "naive Bayes"))])
         L += md_table(["data", "folds", "single BN", "thesis", "BBN-DT", "thesis", "feature reduction %", "thesis",
-                       "genes kept"], body) + [""]
+                       "genes kept", "naive Bayes"], body) + [""]
         L += [f"## Table 3.4 (protocol `{p}`): ITDT ensembles, confidence vote", ""]
         body = []
         for d in st.datasets:
@@ -159,9 +172,10 @@ def _report(results, st, elapsed, quick, n_jobs) -> str:
                 continue
             body.append([d] + [f"{_single_cell(rows)} ({fmt(TARGETS['single BN'][d])})"]
                         + [f"{fmt(_pooled(rows, k))} ({fmt(TARGETS[k][d])})" for k in ("FN", "FC", "FN+FC")]
-                        + [pm([r["info"]["rounds"] for r in rows], 1), pm([r["times"]["ITDT"] for r in rows], 1)])
-        L += md_table(["data", "single BN (thesis)", "FN (thesis)", "FC (thesis)", "FN+FC (thesis)", "rounds",
-                       "ITDT fit (s)"], body) + [""]
+                        + [fmt(_pooled(rows, "naive Bayes")), pm([r["info"]["rounds"] for r in rows], 1),
+                           pm([r["times"]["ITDT"] for r in rows], 1)])
+        L += md_table(["data", "single BN (thesis)", "FN (thesis)", "FC (thesis)", "FN+FC (thesis)", "naive Bayes",
+                       "rounds", "ITDT fit (s)"], body) + [""]
     L += ["## Why the numbers differ", "",
           "* Folds, seeds and Weka's C4.5/K2 tie-breaking differ; with 7 test rows per fold one sample is 1.4 points.",
           "* The single BN column is the K2 network of the `seed004-bench` run on the same folds (– where that run "
@@ -189,7 +203,8 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
     st.cache_dir = str(cache_dir) if cache_dir else None
     st.bench_cache = str(bench_cache) if bench_cache else None
     t0 = time.perf_counter()
-    tasks = [(d, p, f, st) for d in st.datasets for p in st.protocols for f in range(st.max_folds or st.n_folds)]
+    # fold-major order, so that a run cut short (``partial``) covers every data set and protocol evenly
+    tasks = [(d, p, f, st) for f in range(st.max_folds or st.n_folds) for p in st.protocols for d in st.datasets]
     done = []
     if st.cache_dir:
         for d, p, f, _ in tasks:
@@ -201,6 +216,11 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
     if partial:
         st.missing_folds = len(tasks)
         tasks = []
+        stamps = sorted((Path(st.cache_dir) / f"{r['dataset']}-{r['protocol']}-{r['fold']}.json").stat().st_mtime
+                        for r in done)
+        if stamps:
+            st.assembled = " to ".join(time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t))
+                                       for t in (stamps[0], stamps[-1]))
     results = done + parallel_map(fold_task, tasks, n_jobs)
     for r in results:
         r["acc"]["single BN"] = _single_bn(st, r) if st.bench_cache else np.nan

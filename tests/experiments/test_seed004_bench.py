@@ -54,6 +54,23 @@ def test_quick_report(shared_datasets, tmp_path):
     row = next(line for line in text.splitlines() if line.startswith("| random forest |"))
     acc = float(row.split("|")[2].split("(")[0])
     assert 50.0 <= acc <= 100.0
+    # issue 29: naive Bayes, BENCH with every default (and its guard), the single BN on both protocols, sizes
+    for method in ("naive Bayes", "BENCH defaults", "BENCH defaults, members only", "single BN"):
+        row = next(line for line in text.splitlines() if line.startswith(f"| {method} |"))
+        assert 0.0 <= float(row.split("|")[2].split("(")[0]) <= 100.0, row
+    guard = next(line for line in text.splitlines() if line.startswith("| leukemia | floor | 1 of 1 |")
+                 or line.startswith("| leukemia | floor | 0 of 1 |"))
+    assert guard.count("|") == 10
+    info = saved["info"]
+    assert len(info["bc_rows"]) == len(info["bc_genes"]) == info["biclusters"]
+    assert all(4 <= r <= 48 for r in info["bc_rows"])  # min_rows floor, training fold of 48 rows
+    assert set(info["defaults"]) >= {"used_fallback", "ensemble_error", "fallback_error", "bc_rows", "bc_genes"}
+    assert "| leukemia | thesis | FI datasets (mean) | – | 24 (mean) | 226 (mean) |" in text
+
+
+def test_quartiles():
+    assert bench._quartiles([]) == "–"
+    assert bench._quartiles([1, 2, 3, 4, 5]) == "3 [2-4], 5"
 
 
 def test_itdt_quick_report(shared_datasets, tmp_path):
@@ -67,3 +84,5 @@ def test_itdt_quick_report(shared_datasets, tmp_path):
     row = next(line for line in text.splitlines() if line.startswith("| leukemia | 1 |"))
     reduction = float(row.split("|")[7].split("±")[0])
     assert 90.0 <= reduction <= 100.0  # a pruned tree keeps a handful of the 300 genes
+    naive_bayes = float(row.split("|")[10])
+    assert 50.0 <= naive_bayes <= 100.0
