@@ -146,6 +146,8 @@ def _report(results, st, elapsed, quick, n_jobs) -> str:
     if getattr(st, "assembled", None):
         L += [f"(Assembled from the per-fold result cache, `partial=True`: the wall time above is the assembly's. "
               f"The folds themselves finished {st.assembled}.)", ""]
+    if getattr(st, "note", None):
+        L += [f"**What was run:** {st.note}", ""]
     missing = getattr(st, "missing_folds", 0)
     if missing:
         L += [f"**Partial report: {missing} planned (data set, protocol, fold) runs did not finish in the time "
@@ -187,12 +189,14 @@ def _report(results, st, elapsed, quick, n_jobs) -> str:
 
 
 def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None = None, datasets=None,
-        protocols=None, cache_dir=None, bench_cache=None, partial: bool = False, log=print) -> Path:
+        protocols=None, cache_dir=None, bench_cache=None, partial: bool = False, note: str | None = None,
+        log=print) -> Path:
     """Run the Tables 3.1/3.4 reproduction and write the Markdown report; returns its path.
 
     ``quick`` runs the first fold of each protocol on leukemia's first 300 genes with 3 rounds (not the
     reproduction). ``cache_dir`` keeps each fold's JSON (resume; ``partial=True`` reports the saved folds only);
     ``bench_cache`` is the ``seed004-bench`` cache whose single-BN accuracies fill the single-BN column.
+    ``note`` is a sentence for the report's header saying what was run.
     """
     path = report_path(output, NAME, output_dir)
     st = Settings(datasets=["leukemia"], n_genes=300, n_rounds=3, max_folds=1, n_folds=3) if quick else Settings()
@@ -202,6 +206,7 @@ def run(output=None, *, output_dir=None, quick: bool = False, n_jobs: int | None
         st.protocols = list(protocols)
     st.cache_dir = str(cache_dir) if cache_dir else None
     st.bench_cache = str(bench_cache) if bench_cache else None
+    st.note = note
     t0 = time.perf_counter()
     # fold-major order, so that a run cut short (``partial``) covers every data set and protocol evenly
     tasks = [(d, p, f, st) for f in range(st.max_folds or st.n_folds) for p in st.protocols for d in st.datasets]

@@ -38,8 +38,10 @@ def test_quick_report(shared_datasets, tmp_path):
     assert 0.0 <= ensemble <= 100.0
     # the saved fold is reused for the same settings, and run again (here: reported missing) for other settings
     (fold_file,) = cache.glob("leukemia-stratified-0.json")
-    reused = bench.run(tmp_path / "again.md", quick=True, cache_dir=cache, partial=True, log=lambda *a: None)
+    reused = bench.run(tmp_path / "again.md", quick=True, cache_dir=cache, partial=True, note="fold 0 only.",
+                       log=lambda *a: None)
     assert "Partial report" not in reused.read_text()
+    assert "**What was run:** fold 0 only." in reused.read_text()
     saved = json.loads(fold_file.read_text())
     assert saved["settings"]["samba"]["threshold"] == bench.CALIBRATED_SAMBA["threshold"]
     saved["settings"]["samba"]["threshold"] = 1.5
