@@ -54,10 +54,10 @@ def _log_dm(counts: np.ndarray, r, a: float = MICL_PRIOR, axis: int = -1) -> np.
 def _hard_counts(layout: LatentClassLayout, codes: np.ndarray, weights: np.ndarray, z: np.ndarray):
     """``(counts (R, K), cluster sizes (K,))`` of a hard partition of weighted rows; missing cells add nothing."""
     K = layout.n_clusters
-    counts = np.zeros((layout.n_states, K))
-    for v in range(codes.shape[1]):
-        obs = codes[:, v] >= 0
-        np.add.at(counts, (layout.offsets[v] + codes[obs, v], z[obs]), weights[obs])
+    obs = codes >= 0
+    cell = (np.asarray(layout.offsets[:-1])[None, :] + codes) * K + z[:, None]  # (U, n_vars) flat (state, cluster)
+    w = np.broadcast_to(weights[:, None], codes.shape)
+    counts = np.bincount(cell[obs], weights=w[obs], minlength=layout.n_states * K).reshape(layout.n_states, K)
     return counts, np.bincount(z, weights=weights, minlength=K).astype(np.float64)
 
 
@@ -137,9 +137,12 @@ def micl_partition_sweep(layout: LatentClassLayout, codes: np.ndarray, weights: 
         nk[k0] -= w
         c = counts[s]  # (m_u, K)
         t = tot[t_idx]
-        gain = ((gammaln(c + w + a) - gammaln(c + a)).sum(axis=0)
-                - (gammaln(t + w + ca) - gammaln(t + ca)).sum(axis=0)
-                + gammaln(nk + w + a) - gammaln(nk + a))
+        if w == 1.0:  # Gamma(n + 1 + a) / Gamma(n + a) = n + a: a log instead of two lgammas (rows seen once)
+            gain = np.log(c + a).sum(axis=0) - np.log(t + ca).sum(axis=0) + np.log(nk + a)
+        else:
+            gain = ((gammaln(c + w + a) - gammaln(c + a)).sum(axis=0)
+                    - (gammaln(t + w + ca) - gammaln(t + ca)).sum(axis=0)
+                    + gammaln(nk + w + a) - gammaln(nk + a))
         best = int(np.argmax(gain))
         k1 = best if gain[best] > gain[k0] + 1e-10 else k0
         counts[s, k1] += w
