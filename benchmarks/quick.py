@@ -9,7 +9,11 @@ Jobs (one thread unless a row says otherwise; best of ``--repeat`` runs, ours an
   TAN predict_proba (goal >= 2x), NB fit + predict_proba (goal >= 2x), TAN fit + predict_proba (goal >= 3x).
 * alarm, 1M rows (vectorised forward sampling of the same network, seed 42): n_jobs=2 against n_jobs=1 for TAN
   predict_proba, the naive-Bayes family counts and the TAN pair tables (goal >= 1.6x each), and TAN
-  predict_proba on the 100k rows (goal: not slower, >= 0.95x).
+  predict_proba on the 100k rows (goal: not slower, >= 0.95x). The 1M-row pairs take the best of ``max(4,
+  --repeat)`` rounds. After every pair a reference runs in the same rounds: numpy matrix products in two Python
+  threads against one (``TwoCoreControl``). On this kind of VM the second core is at times shared with the host's
+  other work, and then every two-thread ratio drops, a plain numpy one included; a reference under 1.6x marks the
+  run as not judgeable (exit status 2), like a high load average.
 * wide: ``Pipeline(EqualFrequencyDiscretizer(), NaiveBayesClassifier())`` fit + predict_proba on a synthetic
   77 x 7,070 integer matrix shaped like the DLBCL-vs-FL microarray (``benchmarks/_common.microarray_like``; the real
   set is not in ``../shared``) (goal <= 100 ms), beside a vectorised numpy equal-frequency + naive Bayes.
@@ -50,6 +54,64 @@ def best_pair(fa, fb, repeat: int) -> tuple[float, float]:
         t0 = time.perf_counter()
         fb()
         tb = min(tb, time.perf_counter() - t0)
+    return ta, tb
+
+
+class TwoCoreControl:
+    """What the machine gives two threads on compute-bound work: numpy matrix products (BLAS limited to one thread,
+    which releases the GIL) in two Python threads against the same products in one. On a VM the second core is
+    sometimes shared with the host's other work; then every two-thread ratio falls, ours included, and this
+    reference says so. Timed in the same rounds as the ratio it qualifies."""
+
+    def __init__(self, size: int = 192, products: int = 16):
+        from concurrent.futures import ThreadPoolExecutor
+
+        rng = np.random.default_rng(0)
+        self.A = [rng.standard_normal((size, size)) for _ in range(2)]
+        self.k = products
+        self.pool = ThreadPoolExecutor(2)
+        self.best1 = self.best2 = float("inf")
+
+    def _work(self, i: int, k: int) -> float:
+        a = self.A[i]
+        b = a
+        for _ in range(k):
+            b = a @ a
+        return float(b[0, 0])
+
+    def one(self) -> None:
+        self._work(0, 2 * self.k)
+
+    def two(self) -> None:
+        futures = [self.pool.submit(self._work, i, self.k) for i in range(2)]
+        for f in futures:
+            f.result()
+
+    def time_round(self) -> None:
+        for fn, attr in ((self.one, "best1"), (self.two, "best2")):
+            t0 = time.perf_counter()
+            fn()
+            setattr(self, attr, min(getattr(self, attr), time.perf_counter() - t0))
+
+    @property
+    def ratio(self) -> float:
+        return self.best1 / self.best2
+
+
+def best_pair_control(fa, fb, repeat: int, control: TwoCoreControl) -> tuple[float, float]:
+    """``best_pair`` with a round of the two-core control after every pair (the control keeps its own best)."""
+    ta = tb = float("inf")
+    fa(), fb(), control.time_round()
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.perf_counter()
+        fa()
+        ta = min(ta, time.perf_counter() - t0)
+        gc.collect()
+        t0 = time.perf_counter()
+        fb()
+        tb = min(tb, time.perf_counter() - t0)
+        control.time_round()
     return ta, tb
 
 
@@ -136,8 +198,9 @@ def main(argv=None) -> int:
 
     # ------------------------------------------------------------------ threads
     if not args.no_threads:
+        control = TwoCoreControl()
         tan2 = TANClassifier(n_jobs=2).fit(X, y)
-        t1, t2 = best_pair(lambda: tan.predict_proba(X), lambda: tan2.predict_proba(X), R)
+        t1, t2 = best_pair_control(lambda: tan.predict_proba(X), lambda: tan2.predict_proba(X), R, control)
         record("TAN predict_proba, 100k rows, n_jobs=2 vs 1", t2, t1, t1 / t2, ">= 0.95x (never slower)",
                t1 / t2 >= 0.95, "n_jobs=1")
         big = alarm_rows(1_000_000)
@@ -145,22 +208,26 @@ def main(argv=None) -> int:
         tan_b1 = TANClassifier(n_jobs=1).fit(Xb, yb)  # fitted on the frame it predicts: category codes read as they are
         tan_b2 = TANClassifier(n_jobs=2).fit(Xb, yb)
         assert np.array_equal(tan_b1.predict_proba(Xb), tan_b2.predict_proba(Xb))
-        t1, t2 = best_pair(lambda: tan_b1.predict_proba(Xb), lambda: tan_b2.predict_proba(Xb), max(2, R // 2))
+        t1, t2 = best_pair_control(lambda: tan_b1.predict_proba(Xb), lambda: tan_b2.predict_proba(Xb), max(4, R),
+                                   control)
         record("TAN predict_proba, 1M rows, n_jobs=2 vs 1", t2, t1, t1 / t2, ">= 1.6x", t1 / t2 >= 1.6, "n_jobs=1")
         data = encode(big, codes_dtype="auto")
         fams = [(CLASS, [])] + [(c, [CLASS]) for c in X.columns]
         try:
             family_counts_many(data, fams, n_jobs=2)
-            t1, t2 = best_pair(lambda: family_counts_many(data, fams, n_jobs=1),
-                               lambda: family_counts_many(data, fams, n_jobs=2), max(2, R // 2))
+            t1, t2 = best_pair_control(lambda: family_counts_many(data, fams, n_jobs=1),
+                                       lambda: family_counts_many(data, fams, n_jobs=2), max(4, R), control)
             record("NB family counts, 1M rows, n_jobs=2 vs 1", t2, t1, t1 / t2, ">= 1.6x", t1 / t2 >= 1.6, "n_jobs=1")
         except TypeError:  # a version of family_counts_many without threads
             record("NB family counts, 1M rows, n_jobs=2 vs 1", float("nan"), float("nan"), float("nan"),
                    ">= 1.6x", False, "n_jobs=1 (no n_jobs)")
         feats = list(X.columns)
-        t1, t2 = best_pair(lambda: pairwise_counts(data, feats, cond=CLASS, n_jobs=1),
-                           lambda: pairwise_counts(data, feats, cond=CLASS, n_jobs=2), max(2, R // 2))
+        t1, t2 = best_pair_control(lambda: pairwise_counts(data, feats, cond=CLASS, n_jobs=1),
+                                   lambda: pairwise_counts(data, feats, cond=CLASS, n_jobs=2), max(4, R), control)
         record("TAN pair tables, 1M rows, n_jobs=2 vs 1", t2, t1, t1 / t2, ">= 1.6x", t1 / t2 >= 1.6, "n_jobs=1")
+        record("machine: numpy matrix products, 2 threads vs 1 (reference, same rounds)", control.best2,
+               control.best1, control.ratio, ">= 1.6x (else the machine shares a core)", control.ratio >= 1.6,
+               "1 thread")
         del big, Xb, yb, data
 
     # ------------------------------------------------------------------ wide
@@ -179,10 +246,14 @@ def main(argv=None) -> int:
                "<= 100 ms", tw <= 0.100, "numpy equal-freq + NB")
 
     load1 = os.getloadavg()[0]
-    noisy = max(load0, load1) > NOISY_LOAD
+    shared_core = any(job.startswith("machine:") and not met for job, *_, met in rows)
+    noisy = max(load0, load1) > NOISY_LOAD or shared_core
     print(f"# pgmpy-ext quick ratios ({machine()})\n")
     print(f"load average (1 min): {load0:.2f} at start, {load1:.2f} at end ({load_average()})"
           + ("  -> NOISY: other processes share the cores; re-run on a quiet machine" if noisy else ""))
+    if shared_core:
+        print("two threads of plain numpy work ran under 1.6x one thread in the same rounds: the machine did not give "
+              "this process two cores, so the n_jobs rows measure the machine, not the code; re-run")
     print()
     print("| job | ours | baseline | ratio (baseline / ours) | goal | met |")
     print("|---|---|---|---|---|---|")
@@ -190,11 +261,12 @@ def main(argv=None) -> int:
     for job, ours, base, base_name, ratio, goal, met in rows:
         print(f"| {job} | {ours * 1e3:.1f} ms | {base * 1e3:.1f} ms ({base_name}) | {ratio:.2f}x | {goal} | "
               f"{'yes' if met else 'NO'} |")
-        if not met:
+        if not met and not job.startswith("machine:"):  # the reference only qualifies the run
             failed.append(job)
     print(f"\ntotal {time.perf_counter() - t_start:.1f} s")
     if failed:
-        print(f"goals missed: {len(failed)} of {len(rows)}" + (" (the machine was busy)" if noisy else ""))
+        n_goals = sum(not job.startswith("machine:") for job, *_ in rows)
+        print(f"goals missed: {len(failed)} of {n_goals}" + (" (the machine was busy)" if noisy else ""))
         return 2 if noisy else 1
     return 0
 

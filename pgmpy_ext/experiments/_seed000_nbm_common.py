@@ -67,7 +67,8 @@ NBM_RULES = ("thesis", "default")
 def run_nbm(X, *, n_epochs=50, n_init=10, seed=0, grid=(10, 10), n_jobs=None, rule="thesis"):
     """NBM's soft projection of X and the fitted map. ``rule="thesis"`` (the reproductions): the thesis's rule
     (``THESIS_RULE``) with ``n_epochs`` and ``n_init``; ``rule="default"``: ``NaiveBayesMap()``'s own defaults
-    (issue 27: principal-plane start, variance floor 1.0, one restart, z-scoring, projection temperature 0.5),
+    (issue 27: principal-plane start, variance floor 1.0, one restart, z-scoring, projection temperature 0.75
+    within a window of radius 0.45 of the grid side),
     ``n_epochs`` and ``n_init`` not used."""
     from pgmpy_ext.maps import THESIS_RULE, NaiveBayesMap
 

@@ -199,7 +199,8 @@ def _figure(name, y, res, path, methods=METHODS):
 RULE_TEXT = {"thesis": "the thesis's rule (`THESIS_RULE`: uniform start, variance floor 1e-6; 50 epochs, 10 restarts, "
                         "the best by log-likelihood)",
              "default": "`NaiveBayesMap()`'s defaults (issue 27: principal-plane start, variance floor 1.0 in "
-                         "z-scored units, 50 epochs, 1 restart, soft projection at posterior temperature 0.5)"}
+                         "z-scored units, 50 epochs, 1 restart, soft projection at posterior temperature 0.75 "
+                         "within a window of radius 4.5 grid units around the winner)"}
 
 
 def _check_all(results, chosen, rule, rules):

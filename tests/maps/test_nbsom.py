@@ -146,11 +146,23 @@ def test_surface(blobs):
     assert_allclose(P.sum(1), 1.0)
     assert_array_equal(m.predict(blobs), P.argmax(1))
     assert_array_equal(m.labels_, m.predict(blobs))
-    soft = m.transform(blobs)  # the default temperature 0.5: weights gamma ** 2, normalised
-    assert_allclose(soft, (P**2 / (P**2).sum(1, keepdims=True)) @ m.grid_)
-    plain = clone(m).set_params(temperature=1.0).fit(blobs)
-    assert_allclose(plain.transform(blobs), P @ m.grid_)  # eq. 5.18; the temperature does not change the fit
+    # the default (D8): temperature 0.75, weights gamma ** (4/3) on the neurons within 0.45 * 4 = 1.8 grid units of
+    # the winner (on the 4 x 4 grid: the winner, its neighbours at 1 and its diagonals at 1.41; not 2 or more away)
+    soft = m.transform(blobs)
+    G = m.grid_
+    inside = np.linalg.norm(G[None, :, :] - G[P.argmax(1)][:, None, :], axis=2) <= 1.8
+    assert inside.sum(1).min() >= 4  # 4 around a corner winner
+    assert inside.sum(1).max() <= 9  # 9 around an inner one; never all 16
+    W = np.where(inside, P ** (1 / 0.75), 0.0)
+    assert_allclose(soft, (W / W.sum(1, keepdims=True)) @ G)
+    old = clone(m).set_params(temperature=0.5, window=None).fit(blobs)  # D7: weights gamma ** 2 over every neuron
+    assert_allclose(old.transform(blobs), (P**2 / (P**2).sum(1, keepdims=True)) @ G)
+    plain = clone(m).set_params(temperature=1.0, window=None).fit(blobs)
+    assert_allclose(plain.transform(blobs), P @ G)  # eq. 5.18; the projection does not change the fit
     assert_array_equal(plain.means_, m.means_)
+    whole = m.set_params(window=2.0).transform(blobs)  # radius 8, wider than the grid's diagonal: no window
+    assert_allclose(whole, clone(m).set_params(window=None).fit(blobs).transform(blobs))
+    m.set_params(window=0.45)
     hard = clone(m).set_params(projection="hard").fit(blobs).transform(blobs)
     assert_array_equal(hard, m.grid_[m.predict(blobs)])
     # score = mean log p(x) in standardised units; the last trace entry is the training LL of the kept map
@@ -192,6 +204,8 @@ def test_bad_input(blobs):
         _small().fit(X)
     with pytest.raises(ValueError, match=r"grid == \(1, 5\), must be at least \(2, 2\)"):
         NaiveBayesMap(grid=(1, 5)).fit(blobs)
+    with pytest.raises(ValueError, match=r"window == 0, must be None or a finite number > 0"):
+        NaiveBayesMap(window=0).fit(blobs)
     with pytest.raises(ValueError, match=r"variance_update == 'x'"):
         NaiveBayesMap(variance_update="x").fit(blobs)
     m = _small().fit(blobs)
