@@ -544,27 +544,26 @@ class SelectiveLatentClassClustering(_LatentClassBase):
     first (``init="dependency"``): with most features irrelevant, a random start is dominated by them and no M
     step can recover (issue 30; design note ``docs/decisions/issue30-relevance.md``).
 
-    ``criterion="micl"`` is VarSelLCM's other criterion (decision D10): the exact integrated complete-data
-    likelihood of a hard partition and a relevance vector (Jeffreys Dirichlet(1/2) priors, closed form), maximised
-    from every start's penalised-EM fit by alternating exact steps (rows reassigned one at a time to the cluster of
-    largest integrated likelihood; each feature's relevance by its per-cluster against its pooled marginal), no
-    asymptotic price. It keeps many more features; on the held-out comparisons of the design note it wins the
-    lymphoma microarray (K = 9, where the BIC price grows with K) by far, and loses the synthetic family and the
-    ALLAML leukemia, so the default stays "bic".
+    ``criterion="micl"`` is VarSelLCM's other criterion: the exact integrated complete-data likelihood of a hard
+    partition and a relevance vector (Jeffreys Dirichlet(1/2) priors, closed form), maximised from every start's
+    penalised-EM fit by alternating exact steps (rows reassigned one at a time to the cluster of largest integrated
+    likelihood; each feature's relevance by its per-cluster against its pooled marginal), with no asymptotic price.
+    It keeps many more features; on the held-out comparisons of the design note it wins the lymphoma microarray
+    (K = 9, where the BIC price grows with K) by far, and loses the synthetic family and the ALLAML leukemia, so the
+    default stays "bic": use "micl" when there are many clusters.
 
     Parameters
     ----------
     n_clusters : int, default 2
     criterion : {"bic", "micl"}, default "bic"
-        How the relevant features are chosen and the starts compared: "bic", the BIC-penalised EM (decision D5);
-        "micl", the maximum integrated complete-data likelihood (decision D10; the labels are then the MAP
-        labels of EM with the chosen features, started from the MICL partition, as VarSelLCM estimates its
-        parameters).
+        How the relevant features are chosen and the starts compared: "bic", the BIC-penalised EM; "micl", the
+        maximum integrated complete-data likelihood (the labels are then the MAP labels of EM with the chosen
+        features, started from the MICL partition, as VarSelLCM estimates its parameters).
     relevance_prior : {"uniform", "beta"}, default "uniform"
         ``criterion="micl"`` only: the prior of the relevance vector. "uniform" (every subset equally likely, prior
         odds 1 per feature) is VarSelLCM's; "beta" puts a uniform prior on the *number* of relevant features
         (Bernoulli(:math:`\pi`) relevances, :math:`\pi \sim` Beta(1, 1) integrated out), a multiplicity
-        correction when there are many features (not in VarSelLCM; decision D10).
+        correction when there are many features (not in VarSelLCM; ``docs/decisions/issue30-relevance.md``).
     alpha : float, default 1.0
         Dirichlet pseudo-count per cell of the fitted tables (0 = maximum likelihood); the arc decisions use the
         maximised expected log-likelihood ("bic") or Jeffreys' 1/2 ("micl").

@@ -1,6 +1,6 @@
 r"""VarSelLCM's MICL for categorical data (Marbac & Sedki 2017): the integrated complete-data likelihood of a hard
-partition and a relevance vector, and its maximisation by alternating exact steps (issue 30, decision D10 of
-``docs/decisions/issue30-relevance.md``).
+partition and a relevance vector, and its maximisation by alternating exact steps (issue 30, design note
+``docs/decisions/issue30-relevance.md``, decision D10).
 
 With Jeffreys Dirichlet(1/2) priors on the cluster proportions and on every table (VarSelLCM's choice for
 categorical variables), the integrated complete-data likelihood of the partition :math:`z` (of the distinct rows,
