@@ -24,6 +24,7 @@ Subcommands (each writes a Markdown section to stdout or ``--output``; every fit
 Every learner has n_init = 20 and otherwise its defaults unless the label says so; n_jobs = 1.
 
 Usage: python benchmarks/relevance_clustering.py {synthetic,microarray,uci} [--split dev|heldout] [--output F]
+[--sizes 40x100 ...] [--sets lymphoma ...]
 Prints the load average at the start and the end (timings, where shown, are noisy on a shared machine).
 """
 
@@ -75,13 +76,16 @@ def learners(K: int, seed: int) -> dict:
         "EMA, prior auto + dependency starts": EMAClustering(K, structure_prior="auto", init="dependency", **kw),
         "EM, dependency starts": LatentClassEM(K, init="dependency", **kw),
         "selective EM": SelectiveLatentClassClustering(K, **kw),
+        "selective EM (MICL)": SelectiveLatentClassClustering(K, criterion="micl", **kw),
+        "selective EM (MICL, beta prior)": SelectiveLatentClassClustering(K, criterion="micl",
+                                                                          relevance_prior="beta", **kw),
     }
 
 
 #: The learners run on the microarrays (the ablations of one change at a time stay on the synthetic family, where a
 #: fit takes a second; a microarray fit takes up to a minute).
 MICRO_LEARNERS = ["EM", "EMA (thesis)", "EMA, prior auto + dependency starts", "EM, dependency starts",
-                  "selective EM"]
+                  "selective EM", "selective EM (MICL)", "selective EM (MICL, beta prior)"]
 
 
 def _cached(key: str, fn):
@@ -101,7 +105,8 @@ def _fit_score(est, X, y) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est.fit(X)
-    out = {"acc": float(matched_accuracy(y, est.labels_)), "seconds": time.perf_counter() - t0}
+    out = {"acc": float(matched_accuracy(y, est.labels_)), "seconds": time.perf_counter() - t0,
+           "load": os.getloadavg()[0]}
     rel = getattr(est, "relevance_", getattr(est, "arc_posterior_", None))
     if rel is not None:
         out["n_relevant"] = int((np.asarray(rel) > 0.5).sum())
@@ -129,8 +134,30 @@ def _pca_kmeans(X, y, K, seed, n_components: int = 10) -> dict:
     return {"acc": float(matched_accuracy(y, KMeans(K, n_init=10, random_state=seed).fit_predict(P)))}
 
 
-def synthetic(split: str) -> list[str]:
+#: Learners whose fit time the tables report (seconds per fit, n_jobs = 1, with the 1-minute load average).
+TIMED = ["EM", "selective EM", "selective EM (MICL)", "selective EM (MICL, beta prior)"]
+
+
+def _timing_lines(times: dict) -> list[str]:
+    """``times``: {row label: {learner: [(seconds, load), ...]}} -> a Markdown table of mean seconds (mean load)."""
+    L = ["", "Fit time, seconds per fit (mean; n_jobs = 1; mean 1-minute load average while it ran in brackets; "
+         "noisy on the shared machine):", "", "| data | " + " | ".join(TIMED) + " |", "|---|" + "---|" * len(TIMED)]
+    for label, per in times.items():
+        cells = []
+        for m in TIMED:
+            v = [t for t in per.get(m, []) if t[0] is not None]
+            loads = [t[1] for t in v if t[1] is not None]
+            cells.append(f"{np.mean([t[0] for t in v]):.2f} ({np.mean(loads):.1f})" if v and loads
+                         else (f"{np.mean([t[0] for t in v]):.2f} (–)" if v else "–"))
+        L.append(f"| {label} | " + " | ".join(cells) + " |")
+    return L
+
+
+def synthetic(split: str, only_sizes=None) -> list[str]:
     sizes, seeds = SPLITS[split]
+    if only_sizes:
+        sizes = [sz for sz in sizes if f"{sz[0]}x{sz[1]}" in only_sizes]
+    times = {}
     from pgmpy_ext.clustering import LatentClassEM
 
     L = [f"## Synthetic family, {split} split: matched accuracy, mean over seeds {seeds.start}-{seeds.stop - 1}", "",
@@ -149,6 +176,8 @@ def synthetic(split: str) -> list[str]:
             for m, est in learners(2, s).items():
                 r = _cached(f"syn-{N}-{nn}-{s}-{m}", lambda est=est: _fit_score(est, X, z))
                 res[m].append(r["acc"])
+                times.setdefault(f"N = {N}, noise {nn}", {}).setdefault(m, []).append(
+                    (r.get("seconds"), r.get("load")))
                 if "n_relevant" in r:
                     nrel[m].append(r["n_relevant"])
             res["k-means (one-hot)"].append(_cached(f"syn-{N}-{nn}-{s}-kmeans", lambda: _kmeans(X, z, 2, s))["acc"])
@@ -175,7 +204,7 @@ def synthetic(split: str) -> list[str]:
             gap = np.asarray(res["oracle"]) - np.asarray(res[m])
             cells.append(f"{gap.mean():+.3f} ({int((gap <= 0.10).sum())}/{len(gap)})")
         L.append(f"| {N} | {nn} | " + " | ".join(cells) + " |")
-    return L
+    return L + _timing_lines(times)
 
 
 def _tertiles(X: np.ndarray) -> np.ndarray:
@@ -214,8 +243,11 @@ def microarray_sets() -> dict:
     return out
 
 
-def microarray(reps: int = 5) -> list[str]:
+def microarray(reps: int = 5, only_sets=None) -> list[str]:
     sets = microarray_sets()
+    if only_sets:
+        sets = {k: v for k, v in sets.items() if any(k.startswith(o) for o in only_sets)}
+    times = {}
     names = [*MICRO_LEARNERS, "k-means (one-hot)", "PCA + k-means"]
     L = ["## Microarrays: matched accuracy (%), mean ± sd over random_state 0-4", "",
          "| data | N x genes | K | " + " | ".join(names) + " |", "|---|---|---|" + "---|" * len(names)]
@@ -229,6 +261,7 @@ def microarray(reps: int = 5) -> list[str]:
                     continue
                 r = _cached(f"mic-{name}-{s}-{m}", lambda est=est: _fit_score(est, X, y))
                 res[m].append(100 * r["acc"])
+                times.setdefault(name, {}).setdefault(m, []).append((r.get("seconds"), r.get("load")))
                 if "n_relevant" in r:
                     nrel.setdefault(m, []).append(r["n_relevant"])
             res["k-means (one-hot)"].append(100 * _cached(f"mic-{name}-{s}-kmeans", lambda: _kmeans(X, y, K, s))["acc"])
@@ -238,7 +271,7 @@ def microarray(reps: int = 5) -> list[str]:
                  + " | ".join(f"{np.mean(v):.1f} ± {np.std(v, ddof=1):.1f}" for v in res.values()) + " |")
         extra.append(f"* {name}: features with relevance > 1/2 (mean): "
                      + ", ".join(f"{m} {np.mean(v):.0f}" for m, v in nrel.items()))
-    return L + [""] + extra
+    return L + [""] + extra + _timing_lines(times)
 
 
 UCI = ["corral", "led7", "lymphography", "mofn_3_7_10", "monk1", "monk2", "monk3", "mux6", "soybean", "threeOf9",
@@ -246,7 +279,7 @@ UCI = ["corral", "led7", "lymphography", "mofn_3_7_10", "monk1", "monk2", "monk3
        "vehicle"]
 
 
-def _uci_fold(name, fold, train, test, X, y, K):
+def _uci_fold(name, fold, train, test, X, y, K, only=None):
     from pgmpy_ext.preprocessing import EqualFrequencyDiscretizer
 
     Xtr, Xte = X.iloc[train], X.iloc[test]
@@ -256,7 +289,7 @@ def _uci_fold(name, fold, train, test, X, y, K):
         Xtr, Xte = disc.transform(Xtr), disc.transform(Xte)
     out = {}
     for m, est in learners(K, fold).items():
-        if m not in MICRO_LEARNERS:
+        if m not in MICRO_LEARNERS or (only is not None and m != only):
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -266,6 +299,8 @@ def _uci_fold(name, fold, train, test, X, y, K):
         default = pd.Series(y[train]).mode().iloc[0]
         pred = np.array([mapping.get(c, default) for c in est.predict(Xte)])
         out[m] = {"ll": float(est.score(Xte)), "acc": float(np.mean(pred == y[test]))}
+    if only is not None:
+        return out
     from sklearn.cluster import KMeans
     from sklearn.preprocessing import OneHotEncoder
 
@@ -295,8 +330,14 @@ def uci(sets=None) -> list[str]:
         y = np.asarray(y)
         K = len(np.unique(y))
         folds = StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)
-        res = [_cached(f"uci5-{name}-{f}", lambda f=f, tr=tr, te=te: _uci_fold(name, f, tr, te, X, y, K))
-               for f, (tr, te) in enumerate(folds)]
+        res = []
+        for f, (tr, te) in enumerate(folds):
+            r = _cached(f"uci5-{name}-{f}", lambda f=f, tr=tr, te=te: _uci_fold(name, f, tr, te, X, y, K))
+            for m in names:  # learners added after the fold was cached get their own cache entry
+                if m not in r:
+                    r[m] = _cached(f"uci5-{name}-{f}-{m}", lambda f=f, tr=tr, te=te, m=m: _uci_fold(
+                        name, f, tr, te, X, y, K, only=m))[m]
+            res.append(r)
         ll = {m: np.mean([r[m]["ll"] for r in res]) for m in names}
         acc = {m: np.mean([r[m]["acc"] for r in res]) for m in names}
         for m in names:
@@ -332,14 +373,16 @@ def main(argv=None):
     ap.add_argument("what", choices=["synthetic", "microarray", "uci"])
     ap.add_argument("--split", choices=list(SPLITS), default="heldout")
     ap.add_argument("--output")
-    ap.add_argument("--sets", nargs="+", help="uci: only these data sets (default: all 20)")
+    ap.add_argument("--sets", nargs="+", help="uci: only these data sets (default: all 20); microarray: only the "
+                    "sets whose name starts with one of these")
+    ap.add_argument("--sizes", nargs="+", help="synthetic: only these sizes, as NxNOISE (e.g. 40x100)")
     args = ap.parse_args(argv)
     lines = [f"load average at start: {os.getloadavg()}", ""]
     t0 = time.perf_counter()
     if args.what == "synthetic":
-        lines += synthetic(args.split)
+        lines += synthetic(args.split, args.sizes)
     elif args.what == "microarray":
-        lines += microarray()
+        lines += microarray(only_sets=args.sets)
     else:
         lines += uci(args.sets)
     lines += ["", f"load average at end: {os.getloadavg()}; wall time {(time.perf_counter() - t0) / 60:.1f} min "

@@ -89,3 +89,15 @@ from pgmpy_ext.clustering._latent import (  # noqa: E402, F401
     seed_responsibilities,
     select_m_step,
 )
+from pgmpy_ext.clustering._micl import (  # noqa: E402, F401
+    MICL_PRIOR,
+    OMEGA_PRIORS,
+    MICLResult,
+    icl_variable_marginals,
+    integrated_complete_likelihood,
+    log_omega_prior,
+    micl_optimize,
+    micl_partition_sweep,
+    micl_single_start,
+    relevance_step,
+)

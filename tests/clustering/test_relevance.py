@@ -23,10 +23,15 @@ from pgmpy_ext.clustering import (
     SelectiveLatentClassClustering,
     dependency_seeds,
     empirical_inclusion_prior,
+    icl_variable_marginals,
+    integrated_complete_likelihood,
     latent_class_data,
     latent_class_single_start,
+    log_omega_prior,
     ma_step,
+    micl_optimize,
     relevance_log_odds,
+    relevance_step,
     select_m_step,
 )
 from pgmpy_ext.experiments._seed001_ema_relevance import enumerate_ma_step, exact_arc_posteriors
@@ -231,4 +236,131 @@ _XFAIL = {"check_clustering": "continuous Gaussian blobs: latent-class models ne
 @parametrize_with_checks([SelectiveLatentClassClustering(n_init=2, max_iter=20)],
                          expected_failed_checks=lambda est: _XFAIL)
 def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+# ------------------------------------------------------------------------------------------------ MICL (D10)
+def _urn_log_marginal(labels, r, a=0.5):
+    """log of the Polya-urn (sequential predictive) probability of a label sequence: the Dirichlet-multinomial
+    marginal computed one draw at a time, independently of the closed form."""
+    counts, total, lp = {}, 0, 0.0
+    for h in labels:
+        lp += math.log((counts.get(h, 0) + a) / (total + r * a))
+        counts[h] = counts.get(h, 0) + 1
+        total += 1
+    return lp
+
+
+def _brute_icl(codes, cards, z, omega, K):
+    lp = _urn_log_marginal(list(z), K)
+    for j, r in enumerate(cards):
+        col = codes[:, j]
+        if omega[j]:
+            lp += sum(_urn_log_marginal([h for h, zz in zip(col, z) if zz == k and h >= 0], r) for k in range(K))
+        else:
+            lp += _urn_log_marginal([h for h in col if h >= 0], r)
+    return lp
+
+
+def test_icl_closed_form_equals_the_sequential_urn_on_weighted_distinct_rows():
+    rng = np.random.default_rng(3)
+    cards, K = [2, 3, 4, 2], 3
+    codes = np.column_stack([rng.integers(0, r, 14) for r in cards]).astype(np.int32)
+    codes[2, 1] = codes[7, 3] = -1  # missing cells are left out of their variable's counts
+    z = rng.integers(0, K, 14)
+    for omega in ([True, False, True, False], [False] * 4, [True] * 4):
+        expected = _brute_icl(codes, cards, z, omega, K)
+        assert integrated_complete_likelihood(codes, np.ones(14), cards, z, omega, K) == pytest.approx(expected,
+                                                                                                     rel=1e-12)
+        # distinct rows carried with their multiplicities (VarSelLCM's profiles) give the rows' criterion
+        full = np.repeat(codes, [1, 2, 3] * 4 + [1, 1], axis=0)
+        d = latent_class_data(full, cards)
+        assert d.weights.max() > 1
+        zd = rng.integers(0, K, len(d.weights))
+        assert integrated_complete_likelihood(d.codes, d.weights, cards, zd, omega, K) == pytest.approx(
+            _brute_icl(full, cards, zd[d.inverse], omega, K), rel=1e-12)
+
+
+@pytest.mark.parametrize("prior", ["uniform", "beta"])
+def test_micl_relevance_step_is_the_best_of_every_relevance_vector(prior):
+    rng = np.random.default_rng(4)
+    z = rng.integers(0, 2, 30)
+    cards = [2, 3, 2, 3, 2, 3]
+    cols = [np.where(rng.random(30) < 0.85, z, 1 - z), rng.integers(0, 3, 30), np.where(rng.random(30) < 0.6, z, 1 - z),
+            rng.integers(0, 3, 30), rng.integers(0, 2, 30), (z + rng.integers(0, 2, 30)) % 3]
+    codes = np.column_stack(cols).astype(np.int32)
+    log_pz, dep, pooled = icl_variable_marginals(codes, np.ones(30), cards, z, 2)
+    scores = {om: integrated_complete_likelihood(codes, np.ones(30), cards, z, om, 2)
+              + float(log_omega_prior(sum(om), 6, prior)) for om in itertools.product([False, True], repeat=6)}
+    best = max(scores, key=scores.get)
+    omega, relevance = relevance_step(dep - pooled, prior)
+    assert_array_equal(np.array(best), omega)
+    assert 0 < omega.sum() < 6  # the case is not trivial
+    assert_array_equal(relevance > 0.5, omega)
+    if prior == "uniform":
+        assert_array_equal(omega, dep > pooled)
+        assert scores[best] == pytest.approx(log_pz + np.maximum(dep, pooled).sum(), rel=1e-12)
+        assert_allclose(relevance, 1 / (1 + np.exp(pooled - dep)), rtol=1e-12)
+    else:  # the conditional posterior of each omega_j given the others, from the enumeration's scores
+        for j in range(6):
+            on, off = list(best), list(best)
+            on[j], off[j] = True, False
+            assert relevance[j] == pytest.approx(1 / (1 + np.exp(scores[tuple(off)] - scores[tuple(on)])), rel=1e-9)
+
+
+def test_micl_partition_is_a_local_optimum_and_the_criterion_increases():
+    X, _ = noisy(n=40, n_rel=3, n_noise=6, seed=11)
+    d = latent_class_data(X.to_numpy().astype(np.int32), X.nunique().to_numpy())
+    z0 = np.random.default_rng(0).integers(0, 2, len(d.weights))
+    res = micl_optimize(d.codes, d.weights, d.cards, z0, np.ones(d.n_vars, bool), 2, np.random.default_rng(1))
+    assert res.converged
+    assert np.all(np.diff(res.trace) >= -1e-9)
+    assert res.micl == pytest.approx(integrated_complete_likelihood(d.codes, d.weights, d.cards, res.z, res.omega, 2),
+                                     rel=1e-12)
+    _, dep, pooled = icl_variable_marginals(d.codes, d.weights, d.cards, res.z, 2)
+    assert_array_equal(res.omega, dep > pooled)
+    assert_allclose(res.log_bayes_factor, dep - pooled, rtol=1e-12)
+    for u in range(len(res.z)):  # no single row's move increases the criterion (by brute force)
+        z = res.z.copy()
+        z[u] = 1 - z[u]
+        assert integrated_complete_likelihood(d.codes, d.weights, d.cards, z, res.omega, 2) <= res.micl + 1e-9
+
+
+def test_micl_clustering_recovers_planted_clusters_and_relevance():
+    X, z = noisy(n=150, n_rel=4, n_noise=30, agree=0.85, seed=12)
+    sel = SelectiveLatentClassClustering(2, criterion="micl", n_init=4, random_state=0).fit(X)
+    assert _acc(sel.labels_, z) > 0.9
+    kept = set(sel.relevant_features_.tolist())
+    assert {"r0", "r1", "r2", "r3"} <= kept
+    assert len(kept) <= 8
+    assert set(sel.model_.get_children(sel.cluster_node_)) == kept
+    assert sel.model_.nodes["n0"]["relevance"] == pytest.approx(sel.relevance_[4])
+    assert_allclose(sel.start_scores_.max(), sel.ll_trace_[-1], rtol=1e-12)
+    assert sel.model_.check_model()
+    bic = SelectiveLatentClassClustering(2, n_init=4, random_state=0).fit(X)
+    assert not np.array_equal(bic.start_scores_, sel.start_scores_)  # the criterion is not ignored
+
+
+def test_micl_same_seed_same_result_for_any_n_jobs():
+    X, _ = noisy(n=120, n_noise=15, seed=8)
+    a = SelectiveLatentClassClustering(2, criterion="micl", n_init=3, random_state=4, n_jobs=1).fit(X)
+    b = SelectiveLatentClassClustering(2, criterion="micl", n_init=3, random_state=4, n_jobs=2).fit(X)
+    assert_array_equal(a.theta_, b.theta_)
+    assert_array_equal(a.start_scores_, b.start_scores_)
+    assert_array_equal(a.labels_, b.labels_)
+    assert_array_equal(clone(a).fit(X).theta_, a.theta_)
+
+
+@pytest.mark.parametrize(("kw", "match"), [({"criterion": "aic"}, "criterion"),
+                                           ({"relevance_prior": "beta"}, "needs criterion='micl'"),
+                                           ({"criterion": "micl", "relevance_prior": "flat"}, "relevance_prior")],
+                         ids=["criterion", "beta-with-bic", "prior"])
+def test_micl_bad_options_are_refused(kw, match):
+    with pytest.raises(ValueError, match=match):
+        SelectiveLatentClassClustering(2, **kw).fit(pd.DataFrame({"a": [0, 1, 0, 1], "b": [1, 1, 0, 0]}))
+
+
+@parametrize_with_checks([SelectiveLatentClassClustering(criterion="micl", n_init=2, max_iter=20)],
+                         expected_failed_checks=lambda est: _XFAIL)
+def test_sklearn_compatible_micl(estimator, check):
     check(estimator)
