@@ -11,9 +11,11 @@ Jobs (one thread unless a row says otherwise; best of ``--repeat`` runs, ours an
   predict_proba, the naive-Bayes family counts and the TAN pair tables (goal >= 1.6x each), and TAN
   predict_proba on the 100k rows (goal: not slower, >= 0.95x). The 1M-row pairs take the best of ``max(4,
   --repeat)`` rounds. After every pair a reference runs in the same rounds: numpy matrix products in two Python
-  threads against one (``TwoCoreControl``). On this kind of VM the second core is at times shared with the host's
-  other work, and then every two-thread ratio drops, a plain numpy one included; a reference under 1.6x marks the
-  run as not judgeable (exit status 2), like a high load average.
+  threads against one (``TwoCoreControl``, best of the same rounds). On this kind of VM the second core is at times
+  shared with the host's other work, and then every two-thread ratio drops, a plain numpy one included; a reference
+  under 1.6x marks the run as not judgeable (exit status 2), like a high load average. The reference is coarse: it
+  catches a machine that withholds the second core for most of the run, not a burst that hits one row's rounds
+  (``benchmarks/results/quick.md``, last section).
 * wide: ``Pipeline(EqualFrequencyDiscretizer(), NaiveBayesClassifier())`` fit + predict_proba on a synthetic
   77 x 7,070 integer matrix shaped like the DLBCL-vs-FL microarray (``benchmarks/_common.microarray_like``; the real
   set is not in ``../shared``) (goal <= 100 ms), beside a vectorised numpy equal-frequency + naive Bayes.
