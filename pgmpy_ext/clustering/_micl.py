@@ -104,9 +104,18 @@ def integrated_complete_likelihood(codes, weights, cards, z, omega, n_clusters: 
     >>> round(integrated_complete_likelihood(codes, np.ones(3), [2, 2], np.array([0, 0, 1]), [True, False], 2), 4)
     -7.2192
     """
-    log_pz, dep, pooled = icl_variable_marginals(codes, weights, cards, z, n_clusters)
+    return _criterion(*icl_variable_marginals(codes, weights, cards, z, n_clusters), omega)
+
+
+def _criterion(log_pz: float, dependent: np.ndarray, pooled: np.ndarray, omega, omega_prior: str | None = None
+               ) -> float:
+    """``log p(x, z | omega)`` from the pieces of :func:`icl_variable_marginals`, plus ``log p(omega)`` when
+    ``omega_prior`` is given."""
     omega = np.asarray(omega, dtype=bool)
-    return float(log_pz + np.where(omega, dep, pooled).sum())
+    out = log_pz + np.where(omega, dependent, pooled).sum()
+    if omega_prior is not None:
+        out += log_omega_prior(omega.sum(), len(omega), omega_prior)
+    return float(out)
 
 
 def micl_partition_sweep(layout: LatentClassLayout, codes: np.ndarray, weights: np.ndarray, z: np.ndarray,
@@ -246,9 +255,8 @@ def micl_optimize(codes, weights, cards, z, omega, n_clusters: int, rng: np.rand
     z = np.array(z, dtype=np.intp, copy=True)
     omega = np.array(omega, dtype=bool, copy=True)
     U = len(z)
-    _, dep, pooled = icl_variable_marginals(codes, weights, cards, z, K)
-    current = (integrated_complete_likelihood(codes, weights, cards, z, omega, K)
-               + float(log_omega_prior(omega.sum(), len(omega), omega_prior)))
+    log_pz, dep, pooled = icl_variable_marginals(codes, weights, cards, z, K)
+    current = _criterion(log_pz, dep, pooled, omega, omega_prior)
     relevance = expit(dep - pooled)
     trace = [current]
     converged = False
@@ -260,8 +268,7 @@ def micl_optimize(codes, weights, cards, z, omega, n_clusters: int, rng: np.rand
                 break
         log_pz, dep, pooled = icl_variable_marginals(codes, weights, cards, z, K)
         omega, relevance = relevance_step(dep - pooled, omega_prior)
-        new = float(log_pz + np.where(omega, dep, pooled).sum() + log_omega_prior(omega.sum(), len(omega),
-                                                                                   omega_prior))
+        new = _criterion(log_pz, dep, pooled, omega, omega_prior)
         trace.append(new)
         if not new > current + 1e-9 * max(1.0, abs(current)):
             converged = True
