@@ -1255,11 +1255,12 @@ cdef int _family_counts_unweighted(const fcode_t[:, ::1] X, const intp_t[::1] fa
     bounds_np = np.linspace(0, n, n_chunks + 1).round().astype(np.intp)
     cdef const intp_t[::1] bounds = bounds_np
     cdef intp_t b, j, k
-    # One page per thread when the family arrays and the tables fit in it: the arrays at the page's start, the
-    # tables after them, so no table cell shares its page offset (address bits 0-11) with an array entry the row
-    # loop loads. Otherwise a table store and a later load of the arrays at the same page offset are treated as
-    # dependent by the CPU (4K aliasing), and where numpy's per-call allocations land made a call 43 or 60-80 ms
-    # on one thread (benchmarks/results/quick.md). Fewer table copies are used when that is what makes it fit.
+    # Each thread's family arrays and count tables in one region of whole pages, the arrays at its start and the
+    # tables after them; with fewer table copies if that makes the region a single page. In one page no table
+    # cell shares its page offset (address bits 0-11) with an array entry the row loop loads; otherwise a table
+    # store and a later load of the arrays at the same page offset are treated as dependent by the CPU (4K
+    # aliasing), and where numpy's per-call allocations landed made a call 43 or 60-80 ms on one thread
+    # (benchmarks/results/quick.md).
     cdef intp_t n_desc[7]
     n_desc[:] = [one_col.shape[0], one_off.shape[0], two_a.shape[0], two_b.shape[0], two_kb.shape[0],
                  two_off.shape[0], gen.shape[0]]
@@ -1270,49 +1271,28 @@ cdef int _family_counts_unweighted(const fcode_t[:, ::1] X, const intp_t[::1] fa
     for k in range(7):
         d_off[k + 1] = d_off[k] + n_desc[k] * <intp_t>sizeof(intp_t)
     cdef intp_t t_off = (d_off[7] + 63) // 64 * 64
-    cdef intp_t page_copies = 0
-    for k in (copies, 2, 1):
-        if k <= copies and t_off + k * T * <intp_t>sizeof(int) <= _PAGE:
-            page_copies = k
+    for k in range(copies, 0, -1):
+        if t_off + k * T * <intp_t>sizeof(int) <= _PAGE:
+            copies = k
             break
-    cdef char* mem
-    cdef char* region
-    cdef unsigned char[::1] bufv
-    if page_copies > 0:
-        copies = page_copies
-        buf_np = np.zeros(n_chunks * _PAGE + _PAGE, dtype=np.uint8)
-        bufv = buf_np
-        mem = <char*> &bufv[0]
-        mem += (_PAGE - (<intp_t> mem) % _PAGE) % _PAGE
-        for b in range(n_chunks):
-            region = mem + b * _PAGE
-            for k in range(7):
-                memcpy(region + d_off[k], srcs[k], n_desc[k] * sizeof(intp_t))
-        with nogil:
-            for b in prange(n_chunks, num_threads=n_chunks, schedule="static"):
-                _count_block(X, bounds[b], bounds[b + 1], <intp_t*>(mem + b * _PAGE + d_off[0]),
-                             <intp_t*>(mem + b * _PAGE + d_off[1]), n_one, <intp_t*>(mem + b * _PAGE + d_off[2]),
-                             <intp_t*>(mem + b * _PAGE + d_off[3]), <intp_t*>(mem + b * _PAGE + d_off[4]),
-                             <intp_t*>(mem + b * _PAGE + d_off[5]), n_two, <intp_t*>(mem + b * _PAGE + d_off[6]),
-                             n_gen, &fam_ptr[0], &fam_cols[0], &fam_cards[0], &tab_offsets[0],
-                             <int*>(mem + b * _PAGE + t_off), T, copies)
-            for b in range(n_chunks):
-                for k in range(copies):
-                    for j in range(T):
-                        out[j] += (<int*>(mem + b * _PAGE + t_off))[k * T + j]
-        return 0
-    # rows padded to whole cache lines (the threads' tables share no line), zeroed by np.zeros as before: the
-    # allocator's alignment of a malloc'd block moved the copies' hot cells onto aliasing addresses in every second
-    # call (43 / 63 ms on one thread with np.empty + fill)
-    cnt_np = np.zeros(_thread_rows(n_chunks, copies * T + 1, np.int32).shape, dtype=np.int32)
-    cdef int[:, ::1] cnt = cnt_np
+    cdef intp_t region = (t_off + copies * T * <intp_t>sizeof(int) + _PAGE - 1) // _PAGE * _PAGE
+    buf_np = np.zeros(n_chunks * region + _PAGE, dtype=np.uint8)
+    cdef unsigned char[::1] bufv = buf_np
+    cdef char* mem = <char*> &bufv[0]
+    mem += (_PAGE - (<intp_t> mem) % _PAGE) % _PAGE
+    for b in range(n_chunks):
+        for k in range(7):
+            memcpy(mem + b * region + d_off[k], srcs[k], n_desc[k] * sizeof(intp_t))
     with nogil:
         for b in prange(n_chunks, num_threads=n_chunks, schedule="static"):
-            _count_block(X, bounds[b], bounds[b + 1], &one_col[0], &one_off[0], n_one, &two_a[0], &two_b[0],
-                         &two_kb[0], &two_off[0], n_two, &gen[0], n_gen, &fam_ptr[0], &fam_cols[0], &fam_cards[0],
-                         &tab_offsets[0], &cnt[b, 0], T, copies)
+            _count_block(X, bounds[b], bounds[b + 1], <intp_t*>(mem + b * region + d_off[0]),
+                         <intp_t*>(mem + b * region + d_off[1]), n_one, <intp_t*>(mem + b * region + d_off[2]),
+                         <intp_t*>(mem + b * region + d_off[3]), <intp_t*>(mem + b * region + d_off[4]),
+                         <intp_t*>(mem + b * region + d_off[5]), n_two, <intp_t*>(mem + b * region + d_off[6]),
+                         n_gen, &fam_ptr[0], &fam_cols[0], &fam_cards[0], &tab_offsets[0],
+                         <int*>(mem + b * region + t_off), T, copies)
         for b in range(n_chunks):
             for k in range(copies):
                 for j in range(T):
-                    out[j] += cnt[b, k * T + j]
+                    out[j] += (<int*>(mem + b * region + t_off))[k * T + j]
     return 0
